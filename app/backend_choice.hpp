@@ -1,0 +1,14 @@
+#pragma once
+// Picks the backend a run asked for: auto takes the GPU when there is one and says which
+// it took; cuda without a usable GPU is a runtime failure with the reason.
+#include "io/run_config.hpp"
+#include "solvers/backend.hpp"
+
+#include <memory>
+
+namespace adi3d::app {
+
+template <class T>
+std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device);
+
+}  // namespace adi3d::app

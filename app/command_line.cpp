@@ -1,0 +1,35 @@
+#include "app/command_line.hpp"
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace adi3d::app {
+
+std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
+                                                  const std::vector<std::string>& args,
+                                                  const std::string& summary, bool run_options) {
+  DeckArguments out;
+  po::options_description visible("options");
+  visible.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>(&out.overrides)->composing(),
+      "override a deck value: --set section.key=value (repeatable)");
+  if (run_options) {
+    visible.add_options()("quiet,q", po::bool_switch(&out.quiet), "no progress display");
+  }
+  po::options_description all;
+  all.add(visible).add_options()("deck", po::value<std::string>(&out.deck));
+  po::positional_options_description positional;
+  positional.add("deck", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << "usage: adi3d " << command << " DECK [options]\n\n" << summary << "\n\n" << visible;
+    return std::nullopt;
+  }
+  po::notify(vm);
+  if (out.deck.empty()) throw po::error("missing the deck file (adi3d " + command + " DECK)");
+  return out;
+}
+
+}  // namespace adi3d::app

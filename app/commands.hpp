@@ -1,0 +1,19 @@
+#pragma once
+// The adi3d subcommands. Each returns the process exit code: 0 success, 2 usage or deck
+// error, 1 runtime failure.
+#include <string>
+#include <vector>
+
+namespace adi3d::app {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+int run_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
+int info_command(const std::vector<std::string>& args);
+
+std::string version_string();
+
+}  // namespace adi3d::app

@@ -1,0 +1,72 @@
+#include "app/heat_run.hpp"
+
+#include "app/progress.hpp"
+#include "physics/grid_functions.hpp"
+#include "solvers/douglas_step.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+namespace adi3d::app {
+
+long step_count(double t_end, double dt) {
+  // A relative slack so that t_end = 100 * dt is 100 steps despite rounding.
+  return static_cast<long>(std::ceil(t_end / dt * (1.0 - 1e-12)));
+}
+
+template <class T>
+physics::ErrorNorms error_against(const physics::Formula& exact, const Grid3& grid, double t,
+                                  Backend<T>& backend, const T* u) {
+  std::vector<T> host(grid.size());
+  physics::sample_grid(exact, grid, t, host.data());
+  Array<T> reference = backend.allocate(grid.size());
+  backend.upload(host.data(), reference.data(), grid.size());
+  return physics::to_error_norms(backend.difference_norms(u, reference.data(), grid.size()),
+                                 grid.size());
+}
+
+template <class T>
+RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
+                   bool interactive) {
+  const Grid3& grid = problem.diffusion.grid;
+  Array<T> u = backend.allocate(grid.size());
+  {
+    std::vector<T> host(grid.size());
+    physics::sample_grid(problem.initial, grid, 0.0, host.data());
+    backend.upload(host.data(), u.data(), grid.size());
+  }
+  DouglasStepper<T> stepper(backend, problem.diffusion, *problem.forcing, config.theta);
+  stepper.initialize(u.data(), 0.0);
+
+  RunResult result;
+  result.points = grid.size();
+  const long steps = step_count(config.t_end, config.dt);
+  Progress progress("heat", steps, interactive);
+  const auto start = std::chrono::steady_clock::now();
+  double t = 0;
+  for (long s = 0; s < steps; ++s) {
+    const double dt = std::min(config.dt, config.t_end - t);
+    stepper.step(u.data(), t, dt);
+    t = (s + 1 == steps) ? config.t_end : t + dt;
+    progress.update(s + 1, fmt::format("t = {:.4g}", t));
+  }
+  backend.synchronize();
+  progress.finish();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.steps = steps;
+  result.t_final = t;
+  if (problem.exact) result.error = error_against(*problem.exact, grid, t, backend, u.data());
+  return result;
+}
+
+template RunResult run_heat(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool);
+template RunResult run_heat(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&, bool);
+template physics::ErrorNorms error_against(const physics::Formula&, const Grid3&, double,
+                                           Backend<float>&, const float*);
+template physics::ErrorNorms error_against(const physics::Formula&, const Grid3&, double,
+                                           Backend<double>&, const double*);
+
+}  // namespace adi3d::app

@@ -1,0 +1,54 @@
+// adi3d: ADI solvers for the 3D heat and Poisson equations.
+#include "app/commands.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: adi3d <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run DECK      run the deck (heat time stepping or Poisson solve)\n"
+    "  check DECK    validate the deck without running\n"
+    "  info          version, build options and CUDA devices\n"
+    "\n"
+    "options:\n"
+    "  --help        this text; 'adi3d <command> --help' for a command's options\n"
+    "  --version     print the version\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("[%H:%M:%S] %^%l%$: %v");
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return adi3d::app::kExitUsage;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return adi3d::app::kExitOk;
+  }
+  if (command == "--version") {
+    std::printf("adi3d %s\n", adi3d::app::version_string().c_str());
+    return adi3d::app::kExitOk;
+  }
+  try {
+    if (command == "run") return adi3d::app::run_command(args);
+    if (command == "check") return adi3d::app::check_command(args);
+    if (command == "info") return adi3d::app::info_command(args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "adi3d: error: %s\n", e.what());
+    return adi3d::app::kExitRuntime;
+  }
+  std::fprintf(stderr, "adi3d: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return adi3d::app::kExitUsage;
+}

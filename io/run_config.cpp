@@ -1,0 +1,172 @@
+#include "io/run_config.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+namespace adi3d::io {
+namespace {
+
+std::array<double, 3> three_values(const Deck& deck, const std::string& key,
+                                   std::array<double, 3> fallback) {
+  if (!deck.has(key)) return fallback;
+  const std::vector<double> v = deck.get_doubles(key);
+  if (v.size() == 1) return {v[0], v[0], v[0]};
+  if (v.size() == 3) return {v[0], v[1], v[2]};
+  deck.fail(key, "expected one value or three (x y z)");
+}
+
+template <class E>
+E choose(const Deck& deck, const std::string& key, const std::string& fallback,
+         std::initializer_list<std::pair<const char*, E>> choices) {
+  const std::string value = deck.query_string(key).value_or(fallback);
+  std::string valid;
+  for (const auto& [name, e] : choices) {
+    if (value == name) return e;
+    valid += valid.empty() ? name : std::string(", ") + name;
+  }
+  deck.fail(key, "expected one of: " + valid);
+}
+
+// "dirichlet <formula>", "neumann <formula>" or "periodic".
+FaceConfig read_face(const Deck& deck, const std::string& key) {
+  FaceConfig face;
+  const std::string text = deck.query_string(key).value_or("dirichlet 0");
+  std::istringstream in(text);
+  std::string word;
+  in >> word;
+  std::string rest;
+  std::getline(in, rest);
+  const auto b = rest.find_first_not_of(" \t");
+  rest = b == std::string::npos ? "" : rest.substr(b);
+  if (word == "periodic") {
+    if (!rest.empty()) deck.fail(key, "'periodic' takes no value");
+    face.kind = BoundaryKind::periodic;
+    return face;
+  }
+  if (word == "dirichlet")
+    face.kind = BoundaryKind::dirichlet;
+  else if (word == "neumann")
+    face.kind = BoundaryKind::neumann;
+  else
+    deck.fail(key, "expected 'dirichlet <value|formula>', 'neumann <value|formula>' or 'periodic'");
+  if (rest.empty()) deck.fail(key, "'" + word + "' needs a value or a formula in x,y,z,t");
+  face.value = {rest, key};
+  return face;
+}
+
+DiffusivityConfig read_diffusivity(const Deck& deck) {
+  const std::string key = "material.diffusivity";
+  DiffusivityConfig d;
+  if (!deck.has(key)) return d;
+  const std::string text = deck.get_string(key);
+  if (text.rfind("formula", 0) == 0) {
+    d.kind = DiffusivityConfig::Kind::formula;
+    d.formula = {text.substr(7), key};
+    if (d.formula.text.find_first_not_of(" \t") == std::string::npos)
+      deck.fail(key, "'formula' needs an expression in x,y,z");
+    return d;
+  }
+  if (text.rfind("hdf5", 0) == 0) {
+    d.kind = DiffusivityConfig::Kind::hdf5;
+    std::string spec = text.substr(4);
+    spec = spec.substr(std::min(spec.size(), spec.find_first_not_of(" \t")));
+    const auto colon = spec.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size())
+      deck.fail(key, "expected 'hdf5 FILE:/DATASET'");
+    d.file = spec.substr(0, colon);
+    d.dataset = spec.substr(colon + 1);
+    return d;
+  }
+  d.values = three_values(deck, key, d.values);
+  for (double v : d.values)
+    if (v <= 0) deck.fail(key, "diffusivity must be positive");
+  return d;
+}
+
+}  // namespace
+
+RunConfig read_run_config(const Deck& deck) {
+  RunConfig c;
+  c.deck_name = deck.path();
+  c.deck_text = deck.effective_text();
+  c.problem = choose<ProblemType>(deck, "problem.type", "heat",
+                                  {{"heat", ProblemType::heat}, {"poisson", ProblemType::poisson}});
+
+  for (int f = 0; f < 6; ++f) {
+    c.faces[f] = read_face(deck, std::string("boundary.") + face_name(f));
+    c.bc.face[f] = c.faces[f].kind;
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    const bool lo = c.bc.lo(axis) == BoundaryKind::periodic, hi = c.bc.hi(axis) == BoundaryKind::periodic;
+    if (lo != hi) {
+      const int periodic_face = 2 * axis + (lo ? 0 : 1), other = 2 * axis + (lo ? 1 : 0);
+      deck.fail(std::string("boundary.") + face_name(periodic_face),
+                fmt::format("periodic on {} needs periodic on {} too", face_name(periodic_face),
+                            face_name(other)));
+    }
+  }
+
+  const std::vector<double> n = deck.get_doubles("grid.n");
+  if (n.size() != 1 && n.size() != 3) deck.fail("grid.n", "expected one value or three (nx ny nz)");
+  c.grid.lo = three_values(deck, "grid.lo", {0, 0, 0});
+  c.hi = three_values(deck, "grid.hi", {1, 1, 1});
+  for (int a = 0; a < 3; ++a) {
+    const double na = n.size() == 1 ? n[0] : n[a];
+    if (na != static_cast<double>(static_cast<long>(na)) || na < 3 || na > 1 << 16)
+      deck.fail("grid.n", "each node count must be an integer between 3 and 65536");
+    c.grid.n[a] = static_cast<int>(na);
+    if (!(c.hi[a] > c.grid.lo[a])) deck.fail("grid.hi", "must exceed grid.lo on every axis");
+    c.grid.h[a] = grid_spacing(c.grid.lo[a], c.hi[a], c.grid.n[a], c.bc.periodic(a));
+  }
+
+  c.diffusivity = read_diffusivity(deck);
+  if (deck.has("initial.u")) c.initial = {deck.get_string("initial.u"), "initial.u"};
+  if (deck.has("source.f")) c.source = {deck.get_string("source.f"), "source.f"};
+  if (deck.has("check.exact")) c.exact = FormulaText{deck.get_string("check.exact"), "check.exact"};
+
+  if (c.problem == ProblemType::heat) {
+    c.dt = deck.get_double("time.dt");
+    if (!(c.dt > 0)) deck.fail("time.dt", "must be > 0");
+    c.t_end = deck.get_double("time.t_end");
+    if (c.t_end < 0) deck.fail("time.t_end", "must be >= 0");
+  }
+  c.theta = deck.query_double("time.theta").value_or(0.5);
+  if (c.theta < 0.5 || c.theta > 1) deck.fail("time.theta", "must lie in [0.5, 1]");
+
+  c.backend = choose<BackendChoice>(deck, "solver.backend", "auto",
+                                    {{"auto", BackendChoice::automatic},
+                                     {"cpu", BackendChoice::cpu},
+                                     {"cuda", BackendChoice::cuda}});
+  c.precision = choose<Precision>(deck, "solver.precision", "double",
+                                  {{"double", Precision::f64}, {"float", Precision::f32}});
+  c.device = static_cast<int>(deck.query_int("solver.device").value_or(0));
+  if (c.device < 0) deck.fail("solver.device", "must be >= 0");
+  c.tol = deck.query_double("solver.tol").value_or(0);
+  if (deck.has("solver.tol") && !(c.tol > 0 && c.tol < 1)) deck.fail("solver.tol", "must lie in (0, 1)");
+  c.max_iter = deck.query_int("solver.max_iter").value_or(1000);
+  if (c.max_iter < 1) deck.fail("solver.max_iter", "must be >= 1");
+
+  c.output.dir = deck.query_string("output.dir").value_or("output");
+  if (c.output.dir.empty()) deck.fail("output.dir", "must not be empty");
+  c.output.every = deck.query_int("output.every").value_or(0);
+  if (c.output.every < 0) deck.fail("output.every", "must be >= 0");
+  std::istringstream formats(deck.query_string("output.formats").value_or("none"));
+  for (std::string word; formats >> word;) {
+    if (word == "hdf5")
+      c.output.hdf5 = true;
+    else if (word == "vtk")
+      c.output.vtk = true;
+    else if (word != "none")
+      deck.fail("output.formats", "unknown format '" + word + "'; expected any of: hdf5 vtk, or none");
+  }
+  return c;
+}
+
+const char* to_string(ProblemType p) { return p == ProblemType::heat ? "heat" : "poisson"; }
+const char* to_string(Precision p) { return p == Precision::f64 ? "double" : "float"; }
+const char* to_string(BackendChoice b) {
+  return b == BackendChoice::cpu ? "cpu" : b == BackendChoice::cuda ? "cuda" : "auto";
+}
+
+}  // namespace adi3d::io

@@ -1,0 +1,73 @@
+#pragma once
+// A checked, typed view of a deck: everything a run needs, with ranges validated where
+// each value is read. Formulas stay text here (physics compiles them) but remember their
+// key so that a formula error can point at the deck line.
+#include "io/deck.hpp"
+#include "solvers/boundary.hpp"
+#include "solvers/grid.hpp"
+
+#include <array>
+#include <optional>
+#include <string>
+
+namespace adi3d::io {
+
+enum class ProblemType { heat, poisson };
+enum class Precision { f32, f64 };
+enum class BackendChoice { automatic, cpu, cuda };
+
+struct FormulaText {
+  std::string text;
+  std::string key;  // deck key it came from
+};
+
+struct FaceConfig {
+  BoundaryKind kind = BoundaryKind::dirichlet;
+  FormulaText value;  // Dirichlet value or Neumann outward normal derivative
+};
+
+struct DiffusivityConfig {
+  enum class Kind { constant, formula, hdf5 } kind = Kind::constant;
+  std::array<double, 3> values{1.0, 1.0, 1.0};  // per axis, for Kind::constant
+  FormulaText formula;                          // for Kind::formula
+  std::string file, dataset;                    // for Kind::hdf5
+};
+
+struct OutputConfig {
+  std::string dir = "output";
+  long every = 0;
+  bool hdf5 = false;
+  bool vtk = false;
+};
+
+struct RunConfig {
+  std::string deck_name;
+  std::string deck_text;  // effective deck text (file + overrides), for metadata
+  ProblemType problem = ProblemType::heat;
+  Grid3 grid;
+  std::array<double, 3> hi{1.0, 1.0, 1.0};
+  DiffusivityConfig diffusivity;
+  FormulaText initial{"0", "initial.u"};
+  FormulaText source{"0", "source.f"};
+  BoundarySpec bc;
+  std::array<FaceConfig, 6> faces;
+  double dt = 0, t_end = 0, theta = 0.5;
+  BackendChoice backend = BackendChoice::automatic;
+  Precision precision = Precision::f64;
+  int device = 0;
+  double tol = 0;  // 0: the precision's default
+  long max_iter = 1000;
+  OutputConfig output;
+  std::optional<FormulaText> exact;
+
+  double tolerance() const { return tol > 0 ? tol : (precision == Precision::f64 ? 1e-8 : 1e-5); }
+};
+
+// Throws DeckError naming the file, line and key of the first bad value.
+RunConfig read_run_config(const Deck& deck);
+
+const char* to_string(ProblemType p);
+const char* to_string(Precision p);
+const char* to_string(BackendChoice b);
+
+}  // namespace adi3d::io

@@ -1,0 +1,33 @@
+#pragma once
+// Forcing (solvers/diffusion.hpp) from deck formulas: the source f(x,y,z,t) and per-face
+// boundary data.
+#include "physics/formula.hpp"
+#include "solvers/diffusion.hpp"
+
+#include <array>
+#include <optional>
+
+namespace adi3d::physics {
+
+template <class T>
+class FormulaForcing final : public Forcing<T> {
+ public:
+  FormulaForcing(const Grid3& grid, Formula source, std::array<std::optional<Formula>, 6> faces)
+      : grid_(grid), source_(std::move(source)), faces_(std::move(faces)) {}
+
+  bool has_source() const override { return !source_.is_zero(); }
+  bool source_depends_on_time() const override { return source_.uses("t"); }
+  void source(double t, T* out) const override;
+  bool boundary_depends_on_time(int face) const override {
+    return faces_[face] && faces_[face]->uses("t");
+  }
+  bool boundary_is_zero(int face) const override { return !faces_[face] || faces_[face]->is_zero(); }
+  void boundary(int face, double t, T* out) const override;
+
+ private:
+  Grid3 grid_;
+  Formula source_;
+  std::array<std::optional<Formula>, 6> faces_;
+};
+
+}  // namespace adi3d::physics

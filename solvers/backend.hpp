@@ -1,0 +1,73 @@
+#pragma once
+// The operations every backend implements. Algorithms (the Douglas step, the Poisson
+// iteration) are written once against this interface; solvers/cpu and solvers/cuda
+// provide it. Pointers passed to these operations are backend memory from allocate().
+#include "solvers/array.hpp"
+#include "solvers/grid.hpp"
+#include "solvers/operator_view.hpp"
+
+#include <array>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace adi3d {
+
+enum class BackendKind { cpu, cuda };
+
+// Thrown when a backend was not compiled into this binary, or cannot run here.
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Norms {
+  double sum_squares = 0;  // sum of squared entries
+  double max_abs = 0;      // largest absolute entry
+  double sum = 0;          // plain sum (means, compatibility checks)
+};
+
+// Neumann data: outward normal derivative on each face (backend memory, face layout as in
+// face_layout.hpp), null where the face is not Neumann or the data is zero.
+template <class T>
+using FaceData = std::array<const T*, 6>;
+
+template <class T>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual std::string description() const = 0;
+
+  virtual Array<T> allocate(std::size_t n) = 0;
+  virtual void upload(const T* host, T* dst, std::size_t n) = 0;
+  virtual void download(const T* src, T* host, std::size_t n) = 0;
+  virtual void fill(T* x, T value, std::size_t n) = 0;
+
+  // r = scale * (A u + f + Neumann terms) on unknown nodes, 0 on Dirichlet nodes.
+  // f may be null (no source).
+  virtual void operator_rhs(const OperatorView<T>& op, const T* u, const T* f,
+                            const FaceData<T>& neumann, T scale, T* r) = 0;
+  // Solves (I - tau A_axis) x = d in place for every grid line along the axis; rows on
+  // Dirichlet faces of that axis are identity rows; periodic axes are cyclic systems.
+  virtual void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) = 0;
+  // Writes one face plane of a grid field from face-layout values (backend memory).
+  virtual void set_face(const Grid3& grid, int face, const T* values, T* field) = 0;
+  // y += a x
+  virtual void axpy(T a, const T* x, T* y, std::size_t n) = 0;
+  // Norms of x - y (y may be null: norms of x).
+  virtual Norms difference_norms(const T* x, const T* y, std::size_t n) = 0;
+  // Blocks until queued work is done (no-op on the CPU).
+  virtual void synchronize() = 0;
+};
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cpu_backend();
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend(int device);  // throws BackendUnavailable
+
+bool cuda_compiled();
+int cuda_device_count();  // 0 when not compiled or no device/driver
+std::string cuda_device_summary();
+
+}  // namespace adi3d

@@ -1,0 +1,26 @@
+#pragma once
+// The CPU backend: OpenMP across lines and planes, vectorised inner loops.
+#include "solvers/backend.hpp"
+
+namespace adi3d::cpu {
+
+template <class T>
+class CpuBackend final : public Backend<T> {
+ public:
+  BackendKind kind() const override { return BackendKind::cpu; }
+  std::string description() const override;
+
+  Array<T> allocate(std::size_t n) override;
+  void upload(const T* host, T* dst, std::size_t n) override;
+  void download(const T* src, T* host, std::size_t n) override;
+  void fill(T* x, T value, std::size_t n) override;
+  void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
+                    T scale, T* r) override;
+  void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
+  void set_face(const Grid3& grid, int face, const T* values, T* field) override;
+  void axpy(T a, const T* x, T* y, std::size_t n) override;
+  Norms difference_norms(const T* x, const T* y, std::size_t n) override;
+  void synchronize() override {}
+};
+
+}  // namespace adi3d::cpu

@@ -1,0 +1,42 @@
+#pragma once
+// A diffusion operator as the solvers take it: grid, boundary kinds and diffusivity, plus
+// the data that drives it (sources, boundary values), supplied by the layer above through
+// Forcing so that solvers/ never sees formulas or decks.
+#include "solvers/backend.hpp"
+#include "solvers/boundary.hpp"
+#include "solvers/grid.hpp"
+
+#include <array>
+#include <vector>
+
+namespace adi3d {
+
+template <class T>
+struct Diffusion {
+  using value_type = T;
+  Grid3 grid;
+  BoundarySpec bc;
+  std::array<double, 3> alpha{1.0, 1.0, 1.0};  // per-axis constant diffusivity
+  std::vector<T> alpha_field;                   // node diffusivity; empty when constant
+};
+
+// Host-side data of a problem, evaluated on request. Face arrays use face_layout.hpp.
+template <class T>
+class Forcing {
+ public:
+  virtual ~Forcing() = default;
+  virtual bool has_source() const = 0;
+  virtual bool source_depends_on_time() const = 0;
+  virtual void source(double t, T* grid_values) const = 0;
+  // Dirichlet value or Neumann outward normal derivative on a face.
+  virtual bool boundary_depends_on_time(int face) const = 0;
+  virtual bool boundary_is_zero(int face) const = 0;
+  virtual void boundary(int face, double t, T* face_values) const = 0;
+};
+
+// An OperatorView over backend memory (alpha_field) for kernels.
+template <class T>
+OperatorView<T> make_operator_view(const Diffusion<T>& d,
+                                   const typename Diffusion<T>::value_type* alpha_field);
+
+}  // namespace adi3d

@@ -1,0 +1,137 @@
+#pragma once
+// Second-order, conservative 7-point discretisation of div(alpha grad u), written once as
+// host/device point rules. Along each axis a node's row is
+//   (A_a u)_i = wm (u_{i-1} - u_i) + wp (u_{i+1} - u_i),
+// with face conductances wm, wp = alpha_{i-+1/2} / h^2 (face alpha = harmonic mean of the
+// two nodes, exact for layered media). A Neumann face node uses the mirrored ghost node
+// (the half-cell balance), so wm = 0, wp = 2 alpha_{1/2} / h^2 and the prescribed outward
+// derivative g adds 2 alpha_0 g / h. A Dirichlet face node is not an unknown.
+#include "solvers/host_device.hpp"
+#include "solvers/operator_view.hpp"
+
+#include <cstddef>
+
+namespace adi3d {
+
+ADI3D_HD RowKind row_kind(int i, int n, BoundaryKind lo, BoundaryKind hi) {
+  if (lo == BoundaryKind::periodic) return RowKind::interior;
+  if (i == 0) return lo == BoundaryKind::dirichlet ? RowKind::dirichlet : RowKind::neumann_lo;
+  if (i == n - 1) return hi == BoundaryKind::dirichlet ? RowKind::dirichlet : RowKind::neumann_hi;
+  return RowKind::interior;
+}
+
+// Neighbour positions along an axis; wrap on periodic axes, clamp otherwise (the clamped
+// neighbour always carries a zero weight).
+ADI3D_HD int lower_neighbour(int i, int n, bool periodic) {
+  return i > 0 ? i - 1 : (periodic ? n - 1 : 0);
+}
+ADI3D_HD int upper_neighbour(int i, int n, bool periodic) {
+  return i < n - 1 ? i + 1 : (periodic ? 0 : n - 1);
+}
+
+template <class T>
+ADI3D_HD T harmonic_mean(T a, T b) {
+  const T s = a + b;
+  return s > T(0) ? T(2) * a * b / s : T(0);
+}
+
+template <class T>
+struct RowWeights {
+  T wm;  // weight of the lower neighbour
+  T wp;  // weight of the upper neighbour
+};
+
+// Weights of the row of node i along one axis, given the diffusivity at the node and at
+// its two neighbours (the same value three times for a constant diffusivity).
+template <class T>
+ADI3D_HD RowWeights<T> row_weights(RowKind kind, T alpha_m, T alpha_c, T alpha_p, T inv_h2) {
+  switch (kind) {
+    case RowKind::interior:
+      return {harmonic_mean(alpha_m, alpha_c) * inv_h2, harmonic_mean(alpha_c, alpha_p) * inv_h2};
+    case RowKind::neumann_lo:
+      return {T(0), T(2) * harmonic_mean(alpha_c, alpha_p) * inv_h2};
+    case RowKind::neumann_hi:
+      return {T(2) * harmonic_mean(alpha_m, alpha_c) * inv_h2, T(0)};
+    default:
+      return {T(0), T(0)};
+  }
+}
+
+// Everything a kernel needs about node (i,j,k) along one axis.
+template <class T>
+struct AxisRow {
+  RowKind kind;
+  std::size_t lower;  // flat index of the lower neighbour
+  std::size_t upper;  // flat index of the upper neighbour
+  RowWeights<T> w;
+};
+
+template <class T>
+ADI3D_HD T alpha_at(const OperatorView<T>& op, int axis, std::size_t p) {
+  return op.alpha_field ? op.alpha_field[p] : op.alpha[axis];
+}
+
+template <class T>
+ADI3D_HD AxisRow<T> axis_row(const OperatorView<T>& op, int axis, int i, std::size_t p,
+                             std::size_t stride) {
+  const int n = op.n[axis];
+  const bool periodic = op.lo[axis] == BoundaryKind::periodic;
+  AxisRow<T> r;
+  r.kind = row_kind(i, n, op.lo[axis], op.hi[axis]);
+  const int im = lower_neighbour(i, n, periodic);
+  const int ip = upper_neighbour(i, n, periodic);
+  r.lower = p - static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(im) * stride;
+  r.upper = p - static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(ip) * stride;
+  r.w = row_weights(r.kind, alpha_at(op, axis, r.lower), alpha_at(op, axis, p),
+                    alpha_at(op, axis, r.upper), op.inv_h2[axis]);
+  return r;
+}
+
+// True where the node lies on a Dirichlet face (its value is prescribed).
+template <class T>
+ADI3D_HD bool is_dirichlet_node(const OperatorView<T>& op, int i, int j, int k) {
+  return row_kind(i, op.n[0], op.lo[0], op.hi[0]) == RowKind::dirichlet ||
+         row_kind(j, op.n[1], op.lo[1], op.hi[1]) == RowKind::dirichlet ||
+         row_kind(k, op.n[2], op.lo[2], op.hi[2]) == RowKind::dirichlet;
+}
+
+// (A u)_p at an unknown node: the 7-point stencil.
+template <class T>
+ADI3D_HD T apply_operator(const OperatorView<T>& op, const T* u, int i, int j, int k) {
+  const std::size_t sx = 1, sy = static_cast<std::size_t>(op.n[0]),
+                    sz = static_cast<std::size_t>(op.n[0]) * op.n[1];
+  const std::size_t p = i + sy * j + sz * k;
+  const T uc = u[p];
+  T sum = T(0);
+  const int idx[3] = {i, j, k};
+  const std::size_t stride[3] = {sx, sy, sz};
+  for (int a = 0; a < 3; ++a) {
+    const AxisRow<T> r = axis_row(op, a, idx[a], p, stride[a]);
+    sum += r.w.wm * (u[r.lower] - uc) + r.w.wp * (u[r.upper] - uc);
+  }
+  return sum;
+}
+
+// Tridiagonal row of (I - tau A_axis): identity on Dirichlet rows.
+template <class T>
+struct TriRow {
+  T a, b, c;
+};
+
+template <class T>
+ADI3D_HD TriRow<T> implicit_row(const AxisRow<T>& r, T tau) {
+  if (r.kind == RowKind::dirichlet) return {T(0), T(1), T(0)};
+  const T a = -tau * r.w.wm;
+  const T c = -tau * r.w.wp;
+  return {a, T(1) - a - c, c};
+}
+
+// Contribution of prescribed outward normal derivatives g on Neumann faces to (A u)_p:
+// 2 alpha_p g / h per Neumann face the node lies on.
+template <class T>
+ADI3D_HD T neumann_term(RowKind kind, T alpha_c, T g, T inv_h) {
+  return (kind == RowKind::neumann_lo || kind == RowKind::neumann_hi) ? T(2) * alpha_c * g * inv_h
+                                                                      : T(0);
+}
+
+}  // namespace adi3d

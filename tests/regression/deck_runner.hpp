@@ -1,0 +1,26 @@
+#pragma once
+// Runs an example deck from inputs/ with overrides, in process, on the CPU backend, and
+// returns its errors against the deck's exact solution.
+#include "app/heat_run.hpp"
+#include "app/problem_setup.hpp"
+#include "io/deck.hpp"
+#include "io/run_config.hpp"
+
+#include <string>
+#include <vector>
+
+namespace adi3d::test {
+
+template <class T = double>
+physics::ErrorNorms run_example(const std::string& deck_name, std::vector<std::string> overrides) {
+  overrides.push_back("solver.backend=cpu");
+  const io::Deck deck = io::Deck::load(std::string(ADI3D_SOURCE_DIR) + "/inputs/" + deck_name, overrides);
+  const io::RunConfig config = io::read_run_config(deck);
+  const app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config);
+  auto backend = make_cpu_backend<T>();
+  const app::RunResult r = app::run_heat(config, problem, *backend, false);
+  if (!r.error) throw std::runtime_error(deck_name + " has no check.exact");
+  return *r.error;
+}
+
+}  // namespace adi3d::test

@@ -1,0 +1,40 @@
+#pragma once
+// Random grids, fields and boundary mixes shared by the operator and line-solve tests.
+#include "solvers/diffusion.hpp"
+
+#include <random>
+#include <vector>
+
+namespace adi3d::test {
+
+template <class T>
+std::vector<T> random_field(std::size_t n, std::mt19937& rng, double lo = -1, double hi = 1) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
+
+inline BoundarySpec boundary_mix(BoundaryKind x, BoundaryKind y, BoundaryKind z) {
+  BoundarySpec bc;
+  const BoundaryKind k[3] = {x, y, z};
+  for (int a = 0; a < 3; ++a) bc.face[2 * a] = bc.face[2 * a + 1] = k[a];
+  return bc;
+}
+
+template <class T>
+Diffusion<T> make_diffusion(std::array<int, 3> n, BoundarySpec bc, bool variable_alpha,
+                            std::mt19937& rng) {
+  Diffusion<T> d;
+  d.bc = bc;
+  for (int a = 0; a < 3; ++a) {
+    d.grid.n[a] = n[a];
+    d.grid.lo[a] = 0.0;
+    d.grid.h[a] = grid_spacing(0.0, 1.0 + 0.25 * a, n[a], bc.periodic(a));
+  }
+  d.alpha = {0.7, 1.3, 0.4};
+  if (variable_alpha) d.alpha_field = random_field<T>(d.grid.size(), rng, 0.1, 3.0);
+  return d;
+}
+
+}  // namespace adi3d::test

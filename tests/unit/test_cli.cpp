@@ -1,0 +1,150 @@
+// The adi3d executable end to end: exit codes, one clear line on stderr for bad input,
+// and nothing written by a run that fails before stepping.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("adi3d_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::string& args) {
+    const std::string cmd = std::string(ADI3D_EXE) + " " + args + " >" + (dir_ / "out").string() +
+                            " 2>" + (dir_ / "err").string();
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
+  }
+
+  std::string deck(const std::string& text) {
+    const fs::path p = dir_ / "deck.ini";
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  std::string base_deck() {
+    return "[grid]\nn = 9\n[time]\ndt = 0.01\nt_end = 0.02\n[initial]\nu = sin(pi*x)\n"
+           "[output]\ndir = " + (dir_ / "results").string() + "\n";
+  }
+
+  static int lines(const std::string& s) {
+    int n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, VersionHelpAndInfo) {
+  Outcome o = run("--version");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("adi3d "), std::string::npos);
+  EXPECT_EQ(run("--help").code, 0);
+  EXPECT_EQ(run("run --help").code, 0);
+  EXPECT_EQ(run("check --help").code, 0);
+  o = run("info");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("CUDA devices"), std::string::npos) << o.out;
+  EXPECT_EQ(run("frobnicate").code, 2);
+  EXPECT_EQ(run("run").code, 2);
+}
+
+TEST_F(Cli, RunsTheExampleDeckAndReportsErrors) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR +
+                        "/inputs/heat_sine.ini --set grid.n=17 --set time.t_end=0.01 --set solver.backend=cpu "
+                        "--set output.dir=" + (dir_ / "results").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("L2 error"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("max error"), std::string::npos) << o.out;
+  EXPECT_TRUE(fs::exists(dir_ / "results" / "summary.json"));
+}
+
+TEST_F(Cli, CheckValidatesWithoutRunning) {
+  const Outcome o = run("check " + deck(base_deck()));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+}
+
+TEST_F(Cli, UnknownKeyExitsTwoWithOneLine) {
+  const Outcome o = run("run " + deck(base_deck() + "[solver]\nprecison = float\n"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("deck.ini:11: unknown key 'solver.precison'; did you mean 'solver.precision'?"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+}
+
+TEST_F(Cli, MissingKeyExitsTwo) {
+  const Outcome o = run("check " + deck("[time]\ndt = 1\nt_end = 1\n"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("grid.n"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, BadValuesExitTwo) {
+  for (const char* set : {"grid.n=2", "time.dt=0", "time.dt=abc", "time.t_end=-1", "time.theta=0.3",
+                          "material.diffusivity=-1"}) {
+    const Outcome o = run("run " + deck(base_deck()) + " --set " + set);
+    EXPECT_EQ(o.code, 2) << set;
+    EXPECT_EQ(lines(o.err), 1) << set << ": " << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / "results")) << set;
+  }
+}
+
+TEST_F(Cli, MalformedFormulaNamesKeyLineAndPosition) {
+  const Outcome o = run("run " + deck(base_deck() + "[source]\nf = sin(x) + * t\n"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("deck.ini:11: source.f = 'sin(x) + * t': bad formula at position 10"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(Cli, UnwritableOutputDirectoryFailsBeforeStepping) {
+  std::ofstream(dir_ / "a_file") << "not a directory";
+  const Outcome o = run("run " + deck(base_deck()) + " --set output.dir=" + (dir_ / "a_file" / "sub").string());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("output.dir"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("summary"), std::string::npos) << "stepping started: " << o.out;
+  EXPECT_EQ(slurp(dir_ / "a_file"), "not a directory");
+}
+
+TEST_F(Cli, CudaBackendWithoutGpuIsARuntimeFailure) {
+  const Outcome o = run("run " + deck(base_deck()) + " --set solver.backend=cuda");
+  if (o.code == 0) GTEST_SKIP() << "a usable GPU is present";
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("CUDA"), std::string::npos) << o.err;
+}
+
+}  // namespace

@@ -1,0 +1,128 @@
+// Deck parsing and its error messages: file, line, key, and a suggestion.
+#include "io/deck.hpp"
+#include "io/run_config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace adi3d::io {
+namespace {
+
+const char* kValid =
+    "[grid]\n"
+    "n = 17\n"
+    "# a comment\n"
+    "[time]\n"
+    "dt = 0.01\n"
+    "t_end = 0.1\n"
+    "[boundary]\n"
+    "x- = neumann 0.5*y\n"
+    "y- = periodic\n"
+    "y+ = periodic\n";
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    read_run_config(Deck::parse(text, "deck.ini", sets));
+  } catch (const DeckError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Deck, ReadsValuesAndDefaults) {
+  const RunConfig c = read_run_config(Deck::parse(kValid, "deck.ini"));
+  EXPECT_EQ(c.grid.n[2], 17);
+  EXPECT_DOUBLE_EQ(c.grid.h[0], 1.0 / 16);
+  EXPECT_DOUBLE_EQ(c.grid.h[1], 1.0 / 17);  // periodic axis
+  EXPECT_DOUBLE_EQ(c.dt, 0.01);
+  EXPECT_DOUBLE_EQ(c.theta, 0.5);
+  EXPECT_EQ(c.bc.face[0], BoundaryKind::neumann);
+  EXPECT_EQ(c.faces[0].value.text, "0.5*y");
+  EXPECT_EQ(c.bc.face[5], BoundaryKind::dirichlet);
+  EXPECT_EQ(c.precision, Precision::f64);
+}
+
+TEST(Deck, SetOverridesTheFile) {
+  const RunConfig c = read_run_config(Deck::parse(kValid, "deck.ini", {"time.dt=0.002", "grid.n = 9 10 11"}));
+  EXPECT_DOUBLE_EQ(c.dt, 0.002);
+  EXPECT_EQ(c.grid.n[1], 10);
+}
+
+TEST(Deck, UnknownKeyNamesFileLineAndSuggestion) {
+  const std::string e = error_of(std::string(kValid) + "[time]\ndtt = 3\n");
+  EXPECT_NE(e.find("deck.ini:12"), std::string::npos) << e;
+  EXPECT_NE(e.find("'time.dtt'"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'time.dt'"), std::string::npos) << e;
+}
+
+TEST(Deck, UnknownKeyInSetIsAnError) {
+  const std::string e = error_of(kValid, {"solver.precsion=float"});
+  EXPECT_NE(e.find("--set"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'solver.precision'"), std::string::npos) << e;
+}
+
+TEST(Deck, MissingRequiredKey) {
+  const std::string e = error_of("[time]\ndt = 1\nt_end = 1\n");
+  EXPECT_NE(e.find("missing required key 'grid.n'"), std::string::npos) << e;
+  const std::string e2 = error_of("[grid]\nn = 5\n[time]\ndt = 1\n");
+  EXPECT_NE(e2.find("'time.t_end'"), std::string::npos) << e2;
+}
+
+TEST(Deck, NonNumericValueNamesLineAndKey) {
+  const std::string e = error_of("[grid]\nn = 17\n[time]\ndt = fast\nt_end = 1\n");
+  EXPECT_NE(e.find("deck.ini:4"), std::string::npos) << e;
+  EXPECT_NE(e.find("time.dt"), std::string::npos) << e;
+  EXPECT_NE(e.find("not a finite number"), std::string::npos) << e;
+}
+
+struct RangeCase {
+  const char* set;
+  const char* key;
+  const char* message;
+};
+
+TEST(Deck, OutOfRangeValues) {
+  const RangeCase cases[] = {
+      {"grid.n=2", "grid.n", "between 3 and"},
+      {"grid.n=4.5", "grid.n", "integer"},
+      {"time.dt=0", "time.dt", "> 0"},
+      {"time.dt=-1e-3", "time.dt", "> 0"},
+      {"time.t_end=-1", "time.t_end", ">= 0"},
+      {"time.theta=0.4", "time.theta", "[0.5, 1]"},
+      {"time.theta=1.01", "time.theta", "[0.5, 1]"},
+      {"material.diffusivity=-2", "material.diffusivity", "positive"},
+      {"material.diffusivity=1 2", "material.diffusivity", "three"},
+      {"solver.backend=gpu", "solver.backend", "auto, cpu, cuda"},
+      {"solver.precision=half", "solver.precision", "double, float"},
+      {"boundary.z+=robin 1", "boundary.z+", "dirichlet"},
+      {"boundary.z+=dirichlet", "boundary.z+", "needs a value"},
+      {"boundary.z+=periodic", "boundary.z+", "periodic on z+ needs periodic on z- too"},
+      {"output.formats=hdf5 png", "output.formats", "unknown format 'png'"},
+      {"grid.hi=0", "grid.hi", "exceed"},
+  };
+  for (const RangeCase& c : cases) {
+    const std::string e = error_of(kValid, {c.set});
+    EXPECT_NE(e.find(c.key), std::string::npos) << c.set << " -> " << e;
+    EXPECT_NE(e.find(c.message), std::string::npos) << c.set << " -> " << e;
+    EXPECT_NE(e.find("--set"), std::string::npos) << c.set << " -> " << e;
+  }
+}
+
+TEST(Deck, ValueErrorInFileNamesTheLine) {
+  const std::string e = error_of(std::string(kValid) + "[material]\ndiffusivity = -1\n");
+  EXPECT_NE(e.find("deck.ini:12: material.diffusivity = '-1'"), std::string::npos) << e;
+}
+
+TEST(Deck, SyntaxErrorsNameTheLine) {
+  EXPECT_NE(error_of("[grid\nn = 3\n").find("deck.ini:1: malformed section"), std::string::npos);
+  EXPECT_NE(error_of("[grid]\nn 3\n").find("deck.ini:2: expected 'key = value'"), std::string::npos);
+  EXPECT_NE(error_of("[grid]\nn = 3\nn = 4\n").find("already set on line 2"), std::string::npos);
+}
+
+TEST(Deck, ClosestKeySuggestsOnlyCloseNames) {
+  EXPECT_EQ(closest_key("grid.nn"), "grid.n");
+  EXPECT_EQ(closest_key("boundary.x"), "boundary.x-");
+  EXPECT_EQ(closest_key("completely.unrelated.thing"), "");
+}
+
+}  // namespace
+}  // namespace adi3d::io
