@@ -19,15 +19,11 @@ int check_command(const std::vector<std::string>& args) {
   try {
     const io::Deck deck = io::Deck::load(parsed->deck, parsed->overrides);
     const io::RunConfig config = io::read_run_config(deck);
-    // Formulas are compiled (not evaluated on the grid) so that checking a huge deck is quick.
-    const std::vector<std::string> space{"x", "y", "z"}, space_time{"x", "y", "z", "t"};
-    compile_formula(deck, config.initial, space);
-    compile_formula(deck, config.source, space_time);
-    for (const io::FaceConfig& face : config.faces)
-      if (face.kind != BoundaryKind::periodic) compile_formula(deck, face.value, space_time);
-    if (config.diffusivity.kind == io::DiffusivityConfig::Kind::formula)
-      compile_formula(deck, config.diffusivity.formula, space);
-    if (config.exact) compile_formula(deck, *config.exact, space_time);
+    // The same set-up as a run (formulas compiled, diffusivity sampled), no stepping.
+    if (config.precision == io::Precision::f64)
+      setup_problem<double>(deck, config);
+    else
+      setup_problem<float>(deck, config);
     const Grid3& g = config.grid;
     std::printf("%s: ok (%s, grid %d x %d x %d, %s)\n", config.deck_name.c_str(),
                 io::to_string(config.problem), g.n[0], g.n[1], g.n[2], io::to_string(config.precision));

@@ -39,15 +39,18 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config)
       deck.fail("material.diffusivity", "reading diffusivity from HDF5 is not supported yet");
   }
 
+  // A steady problem's data cannot depend on time.
+  const std::vector<std::string>& data_vars =
+      config.problem == io::ProblemType::poisson ? space : space_time;
   s.initial = compile_formula(deck, config.initial, space);
-  physics::Formula source = compile_formula(deck, config.source, space_time);
+  physics::Formula source = compile_formula(deck, config.source, data_vars);
   std::array<std::optional<physics::Formula>, 6> faces;
   for (int f = 0; f < 6; ++f)
     if (config.faces[f].kind != BoundaryKind::periodic)
-      faces[f] = compile_formula(deck, config.faces[f].value, space_time);
+      faces[f] = compile_formula(deck, config.faces[f].value, data_vars);
   s.forcing = std::make_unique<physics::FormulaForcing<T>>(config.grid, std::move(source),
                                                             std::move(faces));
-  if (config.exact) s.exact = compile_formula(deck, *config.exact, space_time);
+  if (config.exact) s.exact = compile_formula(deck, *config.exact, data_vars);
   return s;
 }
 

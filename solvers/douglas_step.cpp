@@ -110,7 +110,7 @@ void DouglasStepper<T>::set_dirichlet_increments(T* field, int axis) {
 }
 
 template <class T>
-void DouglasStepper<T>::step(T* u, double t, double dt) {
+void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
   const Grid3& g = diffusion_.grid;
   const T tau = static_cast<T>(theta_ * dt);
   load_forcing(t + theta_ * dt);
@@ -140,6 +140,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt) {
   FaceData<T> neumann{};
   for (int f = 0; f < 6; ++f) neumann[f] = neumann_[f].data();
   backend_.operator_rhs(op_, u, source_.data(), neumann, static_cast<T>(dt), r);
+  if (rhs_norms) *rhs_norms = backend_.difference_norms(r, nullptr, g.size());
   for (int axis = 0; axis < 3; ++axis) {
     if (dirichlet_moves_) set_dirichlet_increments(r, axis);
     backend_.solve_lines(op_, axis, tau, r);

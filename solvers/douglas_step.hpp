@@ -25,8 +25,9 @@ class DouglasStepper {
 
   // Imposes Dirichlet data at t0 on u (backend memory) and loads time-independent data.
   void initialize(T* u, double t0);
-  // Advances u from t to t + dt.
-  void step(T* u, double t, double dt);
+  // Advances u from t to t + dt. When rhs_norms is given it receives the norms of the
+  // first-stage right-hand side dt (A u^n + fbar), i.e. dt times the steady residual.
+  void step(T* u, double t, double dt, Norms* rhs_norms = nullptr);
 
   // r = A u + f + Neumann terms at time t on unknown nodes, 0 on Dirichlet nodes: the
   // residual of the steady problem -A u = f.

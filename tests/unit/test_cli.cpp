@@ -147,4 +147,27 @@ TEST_F(Cli, CudaBackendWithoutGpuIsARuntimeFailure) {
   EXPECT_NE(o.err.find("CUDA"), std::string::npos) << o.err;
 }
 
+TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=9 " +
+                        "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("solver.max_iter = 3"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("NOT converged"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, IncompatibleNeumannDataIsADeckError) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+                        "--set source.f=1 --set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("must balance"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, PoissonDataCannotDependOnTime) {
+  const Outcome o = run(std::string("check ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini --set source.f=t");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("variable 't' is not available"), std::string::npos) << o.err;
+}
+
 }  // namespace

@@ -1,0 +1,51 @@
+#include "app/poisson_run.hpp"
+
+#include "app/heat_run.hpp"
+#include "app/progress.hpp"
+#include "physics/grid_functions.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+namespace adi3d::app {
+
+template <class T>
+PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
+                          Backend<T>& backend, bool interactive) {
+  const Grid3& grid = problem.diffusion.grid;
+  Array<T> u = backend.allocate(grid.size());
+  {
+    std::vector<T> host(grid.size());
+    physics::sample_grid(problem.initial, grid, 0.0, host.data());
+    backend.upload(host.data(), u.data(), grid.size());
+  }
+  PoissonOptions options;
+  options.tol = config.tolerance();
+  options.max_iter = config.max_iter;
+  PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
+
+  // Progress in digits of residual reduction: iterations are not known in advance.
+  const double target_digits = -std::log10(options.tol);
+  Progress progress("poisson", static_cast<long>(std::ceil(target_digits * 10)), interactive);
+  PoissonResult result;
+  const auto start = std::chrono::steady_clock::now();
+  result.report = solver.solve(u.data(), [&](long k, double relative) {
+    const double digits = relative > 0 ? -std::log10(relative) : target_digits;
+    progress.update(std::min(static_cast<long>(digits * 10), static_cast<long>(target_digits * 10) - 1),
+                    fmt::format("iteration {}, residual {:.2e}", k, relative));
+  });
+  backend.synchronize();
+  progress.finish();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (problem.exact) result.error = error_against(*problem.exact, grid, 0.0, backend, u.data());
+  return result;
+}
+
+template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool);
+template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&,
+                                   bool);
+
+}  // namespace adi3d::app

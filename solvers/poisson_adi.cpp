@@ -1,0 +1,175 @@
+#include "solvers/poisson_adi.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace adi3d {
+
+template <class T>
+SpectrumBounds spectrum_bounds(const Diffusion<T>& d) {
+  double amin[3], amax[3];
+  for (int a = 0; a < 3; ++a) amin[a] = amax[a] = d.alpha[a];
+  if (!d.alpha_field.empty()) {
+    const auto [lo, hi] = std::minmax_element(d.alpha_field.begin(), d.alpha_field.end());
+    for (int a = 0; a < 3; ++a) {
+      amin[a] = *lo;
+      amax[a] = *hi;
+    }
+  }
+  double lmin = 0, lmax = 0, smallest_nonzero = INFINITY;
+  for (int a = 0; a < 3; ++a) {
+    const Grid3& g = d.grid;
+    const double length = g.h[a] * (d.bc.periodic(a) ? g.n[a] : g.n[a] - 1);
+    const int dirichlet = (d.bc.lo(a) == BoundaryKind::dirichlet) + (d.bc.hi(a) == BoundaryKind::dirichlet);
+    // Lowest mode of -d2/dx2 on the axis: sin (two Dirichlet ends), quarter wave (one),
+    // and for Neumann-Neumann or periodic the constant (0) then the first non-constant.
+    const double k = dirichlet == 2 ? M_PI / length : dirichlet == 1 ? M_PI / (2 * length) : 0.0;
+    const double first_nonconstant = d.bc.periodic(a) ? 2 * M_PI / length : M_PI / length;
+    lmin += amin[a] * k * k;
+    smallest_nonzero = std::min(smallest_nonzero, amin[a] * first_nonconstant * first_nonconstant);
+    lmax += 4 * amax[a] / (g.h[a] * g.h[a]);
+  }
+  return {lmin > 0 ? lmin : smallest_nonzero, lmax};
+}
+
+std::vector<double> adi_parameters(SpectrumBounds b, int cycle) {
+  const double spread = b.lambda_max / b.lambda_min;
+  if (cycle <= 0) cycle = std::max(2, static_cast<int>(std::ceil(std::log(spread) / std::log(4.0))));
+  std::vector<double> taus(cycle);
+  // Largest step first: it removes the smooth error that dominates an arbitrary guess.
+  for (int j = 0; j < cycle; ++j)
+    taus[j] = 1.0 / (b.lambda_min * std::pow(spread, static_cast<double>(j) / std::max(1, cycle - 1)));
+  return taus;
+}
+
+// The deck's forcing with a constant removed from the source (compatibility projection).
+template <class T>
+class PoissonAdi<T>::CompatibleForcing final : public Forcing<T> {
+ public:
+  CompatibleForcing(const Forcing<T>& inner, std::size_t points) : inner_(inner), points_(points) {}
+  void set_shift(double shift) { shift_ = shift; }
+  bool has_source() const override { return inner_.has_source() || shift_ != 0; }
+  bool source_depends_on_time() const override { return false; }
+  void source(double, T* out) const override {
+    if (inner_.has_source())
+      inner_.source(0.0, out);
+    else
+      std::fill(out, out + points_, T(0));
+    if (shift_ != 0)
+      for (std::size_t p = 0; p < points_; ++p) out[p] = static_cast<T>(out[p] - shift_);
+  }
+  bool boundary_depends_on_time(int) const override { return false; }
+  bool boundary_is_zero(int face) const override { return inner_.boundary_is_zero(face); }
+  void boundary(int face, double, T* out) const override { inner_.boundary(face, 0.0, out); }
+
+ private:
+  const Forcing<T>& inner_;
+  std::size_t points_;
+  double shift_ = 0;
+};
+
+template <class T>
+PoissonAdi<T>::PoissonAdi(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
+                          PoissonOptions options)
+    : backend_(backend), diffusion_(diffusion), options_(options),
+      forcing_(std::make_unique<CompatibleForcing>(forcing, diffusion.grid.size())) {}
+
+template <class T>
+PoissonAdi<T>::~PoissonAdi() = default;
+
+namespace {
+
+// Weighted mean of f + Neumann terms (half-cell weights on Neumann faces), from the
+// residual of the zero field, and the mean absolute value for scale.
+template <class T>
+std::pair<double, double> data_mean(const Diffusion<T>& d, const std::vector<T>& r) {
+  const Grid3& g = d.grid;
+  double sum = 0, abs_sum = 0, weights = 0;
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i) {
+        double w = 1;
+        const int idx[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a)
+          if (!d.bc.periodic(a) && (idx[a] == 0 || idx[a] == g.n[a] - 1)) w *= 0.5;
+        const double v = r[g.index(i, j, k)];
+        sum += w * v;
+        abs_sum += w * std::fabs(v);
+        weights += w;
+      }
+  return {sum / weights, abs_sum / weights};
+}
+
+}  // namespace
+
+template <class T>
+PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>& progress) {
+  const Grid3& g = diffusion_.grid;
+  const std::size_t n = g.size();
+  PoissonReport report;
+  const bool singular = !diffusion_.bc.has_dirichlet();
+
+  if (singular) {
+    DouglasStepper<T> probe(backend_, diffusion_, *forcing_, 1.0);
+    Array<T> zero = backend_.allocate(n), r = backend_.allocate(n);
+    backend_.fill(zero.data(), T(0), n);
+    probe.residual(zero.data(), 0.0, r.data());
+    std::vector<T> host(n);
+    backend_.download(r.data(), host.data(), n);
+    const auto [mean, scale] = data_mean(diffusion_, host);
+    // Quadrature of smooth compatible data leaves O(h^2) of the scale; more is a mistake.
+    if (std::fabs(mean) > 0.05 * scale && std::fabs(mean) > 1e-12) {
+      std::ostringstream msg;
+      msg << "the problem has no Dirichlet face, so f and the Neumann fluxes must balance, "
+             "but their mean is "
+          << mean << " (mean magnitude " << scale << ")";
+      throw IncompatibleData(msg.str());
+    }
+    report.source_shift = mean;
+    forcing_->set_shift(mean);  // f - mean: the weighted sum of the data is now zero
+  }
+
+  DouglasStepper<T> stepper(backend_, diffusion_, *forcing_, 1.0);
+  stepper.initialize(u, 0.0);
+  const SpectrumBounds bounds = spectrum_bounds(diffusion_);
+  report.lambda_min = bounds.lambda_min;
+  report.lambda_max = bounds.lambda_max;
+  report.taus = adi_parameters(bounds, options_.cycle);
+
+  Norms rhs{};
+  for (long k = 0; k < options_.max_iter; ++k) {
+    const double tau = report.taus[k % report.taus.size()];
+    stepper.step(u, 0.0, tau, &rhs);
+    const double residual = std::sqrt(rhs.sum_squares) / tau;
+    if (k == 0) report.initial_residual = residual > 0 ? residual : 1.0;
+    const double relative = residual / report.initial_residual;
+    report.history.push_back(relative);
+    report.iterations = k + 1;
+    if (progress) progress(k + 1, relative);
+    if (relative <= options_.tol) {
+      report.converged = true;
+      break;
+    }
+  }
+
+  if (singular) {
+    const double mean = backend_.difference_norms(u, nullptr, n).sum / static_cast<double>(n);
+    Array<T> shift = backend_.allocate(n);
+    backend_.fill(shift.data(), static_cast<T>(-mean), n);
+    backend_.axpy(T(1), shift.data(), u, n);
+  }
+  Array<T> r = backend_.allocate(n);
+  stepper.residual(u, 0.0, r.data());
+  report.relative_residual =
+      std::sqrt(backend_.difference_norms(r.data(), nullptr, n).sum_squares) / report.initial_residual;
+  if (report.relative_residual <= options_.tol) report.converged = true;
+  return report;
+}
+
+template SpectrumBounds spectrum_bounds(const Diffusion<float>&);
+template SpectrumBounds spectrum_bounds(const Diffusion<double>&);
+template class PoissonAdi<float>;
+template class PoissonAdi<double>;
+
+}  // namespace adi3d

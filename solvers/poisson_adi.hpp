@@ -1,0 +1,70 @@
+#pragma once
+// Steady problem -div(alpha grad u) = f by ADI iteration: Douglas-Rachford in 3D, which
+// is the Douglas step with theta = 1 and a pseudo-time step tau_k,
+//   (I - tau Ax)(I - tau Ay)(I - tau Az) (u_{k+1} - u_k) = tau (A u_k + f),
+// with tau cycling through parameters spread geometrically between 1/lambda_max and
+// 1/lambda_min (Wachspress-style), lambda from per-axis eigenvalue bounds of -A. Stops on
+// the residual ||A u + f|| relative to that of the initial guess. Problems without
+// Dirichlet faces are singular: the data must be compatible (the weighted sum of f and
+// the boundary fluxes vanishes); the discretisation's small inconsistency is projected
+// out, a gross one is an error, and the solution returned has zero mean.
+#include "solvers/douglas_step.hpp"
+
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+namespace adi3d {
+
+struct PoissonOptions {
+  double tol = 1e-8;
+  long max_iter = 1000;
+  int cycle = 0;  // parameters per cycle; 0 chooses from the eigenvalue spread
+};
+
+struct PoissonReport {
+  long iterations = 0;
+  bool converged = false;
+  double initial_residual = 0;            // ||A u_0 + f||_2
+  double relative_residual = 0;           // final, recomputed after the last update
+  std::vector<double> history;            // relative residual before each update
+  std::vector<double> taus;               // the parameter cycle
+  double lambda_min = 0, lambda_max = 0;  // bounds used
+  double source_shift = 0;                // constant removed from f for compatibility
+};
+
+// Incompatible data of a singular problem.
+class IncompatibleData : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Eigenvalue bounds of -A (per-axis sums), and the cycle of pseudo-time steps.
+struct SpectrumBounds {
+  double lambda_min;
+  double lambda_max;
+};
+template <class T>
+SpectrumBounds spectrum_bounds(const Diffusion<T>& d);
+std::vector<double> adi_parameters(SpectrumBounds bounds, int cycle);
+
+template <class T>
+class PoissonAdi {
+ public:
+  PoissonAdi(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
+             PoissonOptions options);
+  ~PoissonAdi();
+
+  // Iterates from the guess in u (backend memory). Calls progress(iteration, relative
+  // residual) after each iteration when given.
+  PoissonReport solve(T* u, const std::function<void(long, double)>& progress = {});
+
+ private:
+  class CompatibleForcing;
+  Backend<T>& backend_;
+  const Diffusion<T>& diffusion_;
+  PoissonOptions options_;
+  std::unique_ptr<CompatibleForcing> forcing_;
+};
+
+}  // namespace adi3d
