@@ -1,6 +1,9 @@
 #pragma once
 // The CPU backend: OpenMP across lines and planes, vectorised inner loops.
 #include "solvers/backend.hpp"
+#include "solvers/cpu/line_factors.hpp"
+
+#include <deque>
 
 namespace adi3d::cpu {
 
@@ -21,6 +24,21 @@ class CpuBackend final : public Backend<T> {
   void axpy(T a, const T* x, T* y, std::size_t n) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override {}
+
+ private:
+  // Factors of constant-coefficient line systems, reused across steps (tau is fixed in a
+  // heat run and cycles through a few values in a Poisson solve).
+  const LineFactors<T>& factors(const OperatorView<T>& op, int axis, T tau);
+  void solve_lines_constant(const OperatorView<T>& op, int axis, T tau, T* d);
+  void solve_lines_general(const OperatorView<T>& op, int axis, T tau, T* d);
+
+  struct FactorEntry {
+    int axis, n;
+    T tau, alpha, inv_h2;
+    BoundaryKind lo, hi;
+    LineFactors<T> factors;
+  };
+  std::deque<FactorEntry> factor_cache_;
 };
 
 }  // namespace adi3d::cpu
