@@ -25,6 +25,7 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   PoissonOptions options;
   options.tol = config.tolerance();
   options.max_iter = config.max_iter;
+  options.cycle = config.adi_cycle;
   PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
 
   // Progress in digits of residual reduction: iterations are not known in advance.

@@ -26,6 +26,7 @@ const std::vector<KeySpec>& deck_schema() {
       {"solver.device", false, "0", "CUDA device index"},
       {"solver.tol", false, "1e-8 (double), 1e-5 (float)", "Poisson: relative residual to reach"},
       {"solver.max_iter", false, "1000", "Poisson: iteration limit (exit 1 when reached)"},
+      {"solver.cycle", false, "0", "Poisson: ADI parameters per cycle (0 chooses from the spectrum)"},
       {"output.dir", false, "output", "directory for results (created if absent)"},
       {"output.every", false, "0", "write a snapshot every N steps (0: only the final state)"},
       {"output.formats", false, "none", "any of: hdf5 vtk; or none"},

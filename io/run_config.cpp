@@ -146,6 +146,8 @@ RunConfig read_run_config(const Deck& deck) {
   if (deck.has("solver.tol") && !(c.tol > 0 && c.tol < 1)) deck.fail("solver.tol", "must lie in (0, 1)");
   c.max_iter = deck.query_int("solver.max_iter").value_or(1000);
   if (c.max_iter < 1) deck.fail("solver.max_iter", "must be >= 1");
+  c.adi_cycle = static_cast<int>(deck.query_int("solver.cycle").value_or(0));
+  if (c.adi_cycle < 0 || c.adi_cycle > 64) deck.fail("solver.cycle", "must lie in [0, 64]");
 
   c.output.dir = deck.query_string("output.dir").value_or("output");
   if (c.output.dir.empty()) deck.fail("output.dir", "must not be empty");

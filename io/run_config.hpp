@@ -57,6 +57,7 @@ struct RunConfig {
   int device = 0;
   double tol = 0;  // 0: the precision's default
   long max_iter = 1000;
+  int adi_cycle = 0;  // 0: chosen from the eigenvalue spread
   OutputConfig output;
   std::optional<FormulaText> exact;
 

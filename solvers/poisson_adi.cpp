@@ -6,6 +6,14 @@
 
 namespace adi3d {
 
+// Implicit weight of the iteration. theta = 1 is Douglas-Rachford proper; theta = 1/2
+// gives the per-mode factor 1 - 2 tau S / prod(1 + tau lambda_i) (S = sum lambda_i), the
+// 3D analogue of Peaceman-Rachford's (1 - tau lambda)/(1 + tau lambda), still below 1 in
+// magnitude for every tau > 0. Measured (CPU, inputs/poisson_*.ini, tol 1e-8):
+// iterations theta = 1 / theta = 1/2: Dirichlet n=33 72/22, n=129 86/27; Neumann n=65
+// 108/48; periodic n=64 93/33.
+constexpr double kIterationTheta = 0.5;
+
 template <class T>
 SpectrumBounds spectrum_bounds(const Diffusion<T>& d) {
   double amin[3], amax[3];
@@ -130,7 +138,7 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
     forcing_->set_shift(mean);  // f - mean: the weighted sum of the data is now zero
   }
 
-  DouglasStepper<T> stepper(backend_, diffusion_, *forcing_, 1.0);
+  DouglasStepper<T> stepper(backend_, diffusion_, *forcing_, kIterationTheta);
   stepper.initialize(u, 0.0);
   const SpectrumBounds bounds = spectrum_bounds(diffusion_);
   report.lambda_min = bounds.lambda_min;
@@ -140,8 +148,11 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   Norms rhs{};
   for (long k = 0; k < options_.max_iter; ++k) {
     const double tau = report.taus[k % report.taus.size()];
-    stepper.step(u, 0.0, tau, &rhs);
-    const double residual = std::sqrt(rhs.sum_squares) / tau;
+    // The step's implicit factors use theta * dt = tau; its right-hand side is dt times
+    // the residual.
+    const double dt = tau / kIterationTheta;
+    stepper.step(u, 0.0, dt, &rhs);
+    const double residual = std::sqrt(rhs.sum_squares) / dt;
     if (k == 0) report.initial_residual = residual > 0 ? residual : 1.0;
     const double relative = residual / report.initial_residual;
     report.history.push_back(relative);

@@ -1,7 +1,7 @@
 #pragma once
-// Steady problem -div(alpha grad u) = f by ADI iteration: Douglas-Rachford in 3D, which
-// is the Douglas step with theta = 1 and a pseudo-time step tau_k,
-//   (I - tau Ax)(I - tau Ay)(I - tau Az) (u_{k+1} - u_k) = tau (A u_k + f),
+// Steady problem -div(alpha grad u) = f by ADI iteration: the Douglas step as a
+// pseudo-time iteration (Douglas-Rachford in 3D; weight theta, see poisson_adi.cpp),
+//   (I - tau Ax)(I - tau Ay)(I - tau Az) (u_{k+1} - u_k) = (tau / theta) (A u_k + f),
 // with tau cycling through parameters spread geometrically between 1/lambda_max and
 // 1/lambda_min (Wachspress-style), lambda from per-axis eigenvalue bounds of -A. Stops on
 // the residual ||A u + f|| relative to that of the initial guess. Problems without
