@@ -13,6 +13,7 @@ constexpr int kExitUsage = 2;
 int run_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
+int bench_command(const std::vector<std::string>& args);
 
 std::string version_string();
 

@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  run DECK      run the deck (heat time stepping or Poisson solve)\n"
     "  check DECK    validate the deck without running\n"
     "  info          version, build options and CUDA devices\n"
+    "  bench KIND    benchmarks (adi3d bench --help)\n"
     "\n"
     "options:\n"
     "  --help        this text; 'adi3d <command> --help' for a command's options\n"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     if (command == "run") return adi3d::app::run_command(args);
     if (command == "check") return adi3d::app::check_command(args);
     if (command == "info") return adi3d::app::info_command(args);
+    if (command == "bench") return adi3d::app::bench_command(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adi3d: error: %s\n", e.what());
     return adi3d::app::kExitRuntime;

@@ -8,7 +8,7 @@
 namespace adi3d::cpu {
 
 template <class T>
-class CpuBackend final : public Backend<T> {
+class CpuBackend : public Backend<T> {
  public:
   BackendKind kind() const override { return BackendKind::cpu; }
   std::string description() const override;

@@ -147,6 +147,18 @@ TEST_F(Cli, CudaBackendWithoutGpuIsARuntimeFailure) {
   EXPECT_NE(o.err.find("CUDA"), std::string::npos) << o.err;
 }
 
+TEST_F(Cli, BenchCpuWritesJsonAndAgreesWithLapack) {
+  const Outcome o = run("bench cpu --sizes 12 --repetitions 2 --json " + (dir_ / "bench.json").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string json = slurp(dir_ / "bench.json");
+  EXPECT_NE(json.find("\"dgtsv_ms\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"command\": \"adi3d bench cpu --sizes 12"), std::string::npos) << json;
+  const auto at = json.find("\"max_difference\": ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(std::stod(json.substr(at + 18)), 1e-12) << "our line solves and dgtsv disagree";
+  EXPECT_EQ(run("bench gpu-that-does-not-exist").code, 2);
+}
+
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
   const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=9 " +
                         "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());

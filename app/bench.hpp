@@ -1,0 +1,23 @@
+#pragma once
+// adi3d bench: measurements that live outside the tests. Each benchmark prints a table
+// and can write JSON with the date, the machine and the exact command.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace adi3d::app {
+
+struct BenchOptions {
+  std::vector<int> sizes;
+  int repetitions = 5;
+  std::string json_path;  // empty: no JSON
+  std::string command_line;
+};
+
+int bench_cpu(const BenchOptions& options);
+
+// Writes {"benchmark", "date", "host", "command", ...payload} to options.json_path.
+void write_bench_json(const BenchOptions& options, const std::string& benchmark, const nlohmann::json& payload);
+
+}  // namespace adi3d::app

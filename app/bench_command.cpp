@@ -1,0 +1,71 @@
+// adi3d bench KIND [--sizes ...] [--repetitions N] [--json FILE]
+#include "app/bench.hpp"
+#include "app/commands.hpp"
+#include "app/output_dir.hpp"
+
+#include <boost/program_options.hpp>
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace adi3d::app {
+
+void write_bench_json(const BenchOptions& options, const std::string& benchmark, const nlohmann::json& payload) {
+  if (options.json_path.empty()) return;
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  nlohmann::json out = {{"benchmark", benchmark},
+                        {"date", date},
+                        {"host", host},
+                        {"version", version_string()},
+                        {"command", options.command_line}};
+  out.update(payload);
+  write_file_atomically(options.json_path, out.dump(2) + "\n");
+}
+
+int bench_command(const std::vector<std::string>& args) {
+  BenchOptions options;
+  std::string kind;
+  po::options_description visible("options");
+  visible.add_options()("help,h", "show this help")(
+      "sizes", po::value<std::vector<int>>(&options.sizes)->multitoken(), "grid sizes n (n^3 points)")(
+      "repetitions", po::value<int>(&options.repetitions)->default_value(5), "timed repetitions (median)")(
+      "json", po::value<std::string>(&options.json_path), "write results as JSON to this file");
+  po::options_description all;
+  all.add(visible).add_options()("kind", po::value<std::string>(&kind));
+  po::positional_options_description positional;
+  positional.add("kind", 1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+    if (vm.count("help") || kind.empty()) {
+      std::cout << "usage: adi3d bench KIND [options]\n\nkinds:\n  cpu   Douglas step on the CPU vs LAPACK "
+                   "dgtsv line solves\n\n"
+                << visible;
+      return vm.count("help") ? kExitOk : kExitUsage;
+    }
+    if (options.repetitions < 1) throw po::error("--repetitions must be >= 1");
+    for (int n : options.sizes)
+      if (n < 3) throw po::error("--sizes must be >= 3");
+  } catch (const po::error& e) {
+    std::cerr << "adi3d bench: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  options.command_line = "adi3d bench";
+  for (const std::string& a : args) options.command_line += " " + a;
+  if (kind == "cpu") {
+    if (options.sizes.empty()) options.sizes = {128, 256};
+    return bench_cpu(options);
+  }
+  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu)\n";
+  return kExitUsage;
+}
+
+}  // namespace adi3d::app
