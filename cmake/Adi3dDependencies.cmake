@@ -1,64 +1,31 @@
 # Every dependency comes from a Debian package; a missing one stops configure with the
 # package to install (scripts/setup-deps installs them all).
-function(adi3d_missing what package)
-  message(FATAL_ERROR
-    "adi3d: ${what} was not found. Install the Debian package '${package}' "
-    "(apt-get install ${package}) or run scripts/setup-deps as root.")
-endfunction()
 
-find_package(OpenMP COMPONENTS CXX)
-if(NOT OpenMP_CXX_FOUND)
-  adi3d_missing("OpenMP for C++" "libgomp1 (comes with g++)")
-endif()
-
-find_package(Boost 1.74 COMPONENTS program_options QUIET)
-if(NOT Boost_PROGRAM_OPTIONS_FOUND)
-  adi3d_missing("Boost.Program_options" "libboost-program-options-dev")
-endif()
+# adi3d_require(<find_package name> <found variable> <what> <Debian package> [args...])
+macro(adi3d_require name found what package)
+  find_package(${name} ${ARGN} QUIET)
+  if(NOT ${found})
+    message(FATAL_ERROR
+      "adi3d: ${what} was not found. Install the Debian package '${package}' "
+      "(apt-get install ${package}) or run scripts/setup-deps as root.")
+  endif()
+endmacro()
 
 set(HDF5_PREFER_PARALLEL FALSE)
-find_package(HDF5 COMPONENTS C QUIET)
-if(NOT HDF5_FOUND)
-  adi3d_missing("HDF5 (C library)" "libhdf5-dev")
-endif()
-
-find_package(VTK 9 COMPONENTS CommonCore CommonDataModel IOXML QUIET)
-if(NOT VTK_FOUND)
-  adi3d_missing("VTK 9 (CommonCore, CommonDataModel, IOXML)" "libvtk9-dev")
-endif()
-
-find_package(muparser QUIET)
-if(NOT muparser_FOUND)
-  adi3d_missing("muparser" "libmuparser-dev")
-endif()
-
-find_package(fmt QUIET)
-if(NOT fmt_FOUND)
-  adi3d_missing("fmt" "libfmt-dev")
-endif()
-
-find_package(spdlog QUIET)
-if(NOT spdlog_FOUND)
-  adi3d_missing("spdlog" "libspdlog-dev")
-endif()
-
-find_package(nlohmann_json 3 QUIET)
-if(NOT nlohmann_json_FOUND)
-  adi3d_missing("nlohmann-json" "nlohmann-json3-dev")
-endif()
-
-find_package(LAPACK QUIET)
-if(NOT LAPACK_FOUND)
-  adi3d_missing("LAPACK" "liblapack-dev")
-endif()
-
+adi3d_require(OpenMP OpenMP_CXX_FOUND "OpenMP for C++" "libgomp1 (comes with g++)" COMPONENTS CXX)
+adi3d_require(Boost Boost_PROGRAM_OPTIONS_FOUND "Boost.Program_options" "libboost-program-options-dev"
+              1.74 COMPONENTS program_options)
+adi3d_require(HDF5 HDF5_FOUND "HDF5 (C library)" "libhdf5-dev" COMPONENTS C)
+adi3d_require(VTK VTK_FOUND "VTK 9 (CommonCore, CommonDataModel, IOXML)" "libvtk9-dev"
+              9 COMPONENTS CommonCore CommonDataModel IOXML)
+adi3d_require(muparser muparser_FOUND "muparser" "libmuparser-dev")
+adi3d_require(fmt fmt_FOUND "fmt" "libfmt-dev")
+adi3d_require(spdlog spdlog_FOUND "spdlog" "libspdlog-dev")
+adi3d_require(nlohmann_json nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev" 3)
+adi3d_require(LAPACK LAPACK_FOUND "LAPACK" "liblapack-dev")
 if(ADI3D_TESTS)
-  find_package(GTest QUIET)
-  if(NOT GTest_FOUND)
-    adi3d_missing("GoogleTest" "libgtest-dev")
-  endif()
+  adi3d_require(GTest GTest_FOUND "GoogleTest" "libgtest-dev")
 endif()
-
 if(ADI3D_CUDA)
   find_package(CUDAToolkit REQUIRED)
 endif()
