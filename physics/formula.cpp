@@ -1,5 +1,7 @@
 #include "physics/formula.hpp"
 
+#include "physics/formula_codegen.hpp"
+
 #include <muParser.h>
 #include <omp.h>
 
@@ -45,6 +47,8 @@ Formula::Formula(const std::string& text, const std::vector<std::string>& allowe
   } catch (const mu::Parser::exception_type& e) {
     throw FormulaError(e.GetMsg(), e.GetPos());
   }
+  // Every formula must also have a device form, so CPU and GPU runs accept the same decks.
+  device_expression_ = to_device_expression(text);
   if (used_.empty() && !std::isfinite(constant_))
     throw FormulaError("the formula evaluates to " + std::to_string(constant_), 0);
 }

@@ -30,6 +30,8 @@ class Formula {
   Formula& operator=(Formula&&) noexcept;
 
   const std::string& text() const { return text_; }
+  // The same expression as C++ over doubles x, y, z, t (formula_codegen.hpp).
+  const std::string& device_expression() const { return device_expression_; }
   bool uses(const std::string& variable) const;
   bool is_constant() const { return used_.empty(); }
   bool is_zero() const { return is_constant() && constant_ == 0.0; }
@@ -43,6 +45,7 @@ class Formula {
   Engine& engine() const;
 
   std::string text_;
+  std::string device_expression_;
   std::vector<std::string> used_;
   double constant_ = 0;
   std::vector<std::unique_ptr<Engine>> engines_;  // one per OpenMP thread

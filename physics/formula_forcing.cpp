@@ -3,6 +3,8 @@
 #include "physics/grid_functions.hpp"
 #include "solvers/face_layout.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace adi3d::physics {
@@ -19,6 +21,41 @@ void FormulaForcing<T>::boundary(int face, double t, T* out) const {
     return;
   }
   sample_face(*faces_[face], grid_, face, t, out);
+}
+
+template <class T>
+const rtc::DeviceFunction<T>* FormulaForcing<T>::device_function(const Formula& f, int slot,
+                                                                   Backend<T>& backend) const {
+  if (backend.kind() != BackendKind::cuda || device_failed_[slot]) return nullptr;
+  if (!device_[slot]) {
+    try {
+      device_[slot] = std::make_unique<rtc::DeviceFunction<T>>(f.device_expression(), backend.device());
+    } catch (const std::exception& e) {
+      device_failed_[slot] = true;
+      spdlog::warn("formula '{}' is evaluated on the host: {}", f.text(), e.what());
+      return nullptr;
+    }
+  }
+  return device_[slot].get();
+}
+
+template <class T>
+bool FormulaForcing<T>::source_on_backend(double t, T* values, Backend<T>& backend) const {
+  const rtc::DeviceFunction<T>* fn = device_function(source_, 0, backend);
+  if (!fn) return false;
+  backend.synchronize();  // the backend's stream may still read the previous values
+  fn->sample_grid(grid_, t, values);
+  return true;
+}
+
+template <class T>
+bool FormulaForcing<T>::boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const {
+  if (!faces_[face]) return false;
+  const rtc::DeviceFunction<T>* fn = device_function(*faces_[face], face + 1, backend);
+  if (!fn) return false;
+  backend.synchronize();
+  fn->sample_face(grid_, face, t, values);
+  return true;
 }
 
 template class FormulaForcing<float>;

@@ -2,9 +2,11 @@
 // Forcing (solvers/diffusion.hpp) from deck formulas: the source f(x,y,z,t) and per-face
 // boundary data.
 #include "physics/formula.hpp"
+#include "solvers/rtc/device_function.hpp"
 #include "solvers/diffusion.hpp"
 
 #include <array>
+#include <memory>
 #include <optional>
 
 namespace adi3d::physics {
@@ -23,11 +25,20 @@ class FormulaForcing final : public Forcing<T> {
   }
   bool boundary_is_zero(int face) const override { return !faces_[face] || faces_[face]->is_zero(); }
   void boundary(int face, double t, T* out) const override;
+  // On a CUDA backend, formulas are compiled for the GPU once (NVRTC) and sampled there.
+  bool source_on_backend(double t, T* values, Backend<T>& backend) const override;
+  bool boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const override;
 
  private:
+  const rtc::DeviceFunction<T>* device_function(const Formula& f, int slot, Backend<T>& backend) const;
+
   Grid3 grid_;
   Formula source_;
   std::array<std::optional<Formula>, 6> faces_;
+  // Compiled on first use: slot 0 the source, 1..6 the faces. A formula that fails to
+  // compile for the GPU is reported once and evaluated on the host from then on.
+  mutable std::array<std::unique_ptr<rtc::DeviceFunction<T>>, 7> device_;
+  mutable std::array<bool, 7> device_failed_{};
 };
 
 }  // namespace adi3d::physics

@@ -38,6 +38,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual BackendKind kind() const = 0;
   virtual std::string description() const = 0;
+  // The CUDA device the backend runs on (0 for the CPU).
+  virtual int device() const { return 0; }
 
   virtual Array<T> allocate(std::size_t n) = 0;
   virtual void upload(const T* host, T* dst, std::size_t n) = 0;

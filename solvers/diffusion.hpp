@@ -32,6 +32,18 @@ class Forcing {
   virtual bool boundary_depends_on_time(int face) const = 0;
   virtual bool boundary_is_zero(int face) const = 0;
   virtual void boundary(int face, double t, T* face_values) const = 0;
+
+  // Evaluates the source (or a face's data) straight into backend memory when it can, as
+  // formulas compiled for the GPU do; false means the caller evaluates on the host and
+  // uploads.
+  virtual bool source_on_backend(double t, T* values, Backend<T>& backend) const {
+    (void)t, (void)values, (void)backend;
+    return false;
+  }
+  virtual bool boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const {
+    (void)face, (void)t, (void)values, (void)backend;
+    return false;
+  }
 };
 
 // An OperatorView over backend memory (alpha_field) for kernels.

@@ -50,10 +50,7 @@ DouglasStepper<T>::DouglasStepper(Backend<T>& backend, const Diffusion<T>& diffu
   host_op_ = make_operator_view(diffusion,
                                 diffusion.alpha_field.empty() ? nullptr : diffusion.alpha_field.data());
   rhs_ = backend.allocate(g.size());
-  if (forcing.has_source()) {
-    source_ = backend.allocate(g.size());
-    host_source_.resize(g.size());
-  }
+  if (forcing.has_source()) source_ = backend.allocate(g.size());
   for (int f = 0; f < 6; ++f) {
     const BoundaryKind kind = diffusion.bc.face[f];
     if (kind == BoundaryKind::neumann && !forcing.boundary_is_zero(f))
@@ -70,13 +67,16 @@ void DouglasStepper<T>::load_forcing(double t) {
   const Grid3& g = diffusion_.grid;
   const bool first = !forcing_loaded_;
   if (!first && t == forcing_time_) return;
-  if (source_.data() && (first || forcing_.source_depends_on_time())) {
+  if (source_.data() && (first || forcing_.source_depends_on_time()) &&
+      !forcing_.source_on_backend(t, source_.data(), backend_)) {
+    host_source_.resize(g.size());
     forcing_.source(t, host_source_.data());
     backend_.upload(host_source_.data(), source_.data(), g.size());
   }
   std::vector<T> face;
   for (int f = 0; f < 6; ++f) {
     if (!neumann_[f].data() || !(first || forcing_.boundary_depends_on_time(f))) continue;
+    if (forcing_.boundary_on_backend(f, t, neumann_[f].data(), backend_)) continue;
     face.resize(face_size(g, f));
     forcing_.boundary(f, t, face.data());
     backend_.upload(face.data(), neumann_[f].data(), face.size());

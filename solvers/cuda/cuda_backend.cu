@@ -1,8 +1,11 @@
-// CUDA backend entry points: device discovery.
-#include "solvers/backend.hpp"
+// CUDA backend entry points: device discovery, the backend object (one device, one
+// stream) and the variant setters. Kernels live in the files named after what they do.
+#include "solvers/cuda/cuda_backend.cuh"
+#include "solvers/cuda/cuda_check.hpp"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 
 namespace adi3d {
@@ -33,11 +36,254 @@ std::string cuda_device_summary() {
   return out;
 }
 
+namespace cuda {
+
 template <class T>
-std::unique_ptr<Backend<T>> make_cuda_backend(int) {
-  throw BackendUnavailable("the CUDA backend's operations are not implemented yet");
+CudaBackend<T>::CudaBackend(int device) : device_(device) {
+  activate();
+  cudaDeviceProp prop{};
+  ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+  name_ = std::string("cuda device ") + std::to_string(device_) + " (" + prop.name + ", sm_" +
+          std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+          std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
+  ADI3D_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // Two blocks per SM fill the device for a bandwidth-bound reduction.
+  norm_blocks_ = std::max(1, 2 * prop.multiProcessorCount);
+  norm_buf_ = device_allocate<double>(3 * static_cast<std::size_t>(norm_blocks_) + 3);
+  counter_ = device_allocate<unsigned>(1);
+  ADI3D_CUDA_CHECK(cudaMemsetAsync(counter_.data(), 0, sizeof(unsigned), stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+CudaBackend<T>::~CudaBackend() {
+  // Destructors do not throw: finish queued work, release the stream; Arrays free memory.
+  static_cast<void>(cudaSetDevice(device_));
+  if (stream_) {
+    static_cast<void>(cudaStreamSynchronize(stream_));
+    static_cast<void>(cudaStreamDestroy(stream_));
+  }
+}
+
+template <class T>
+void CudaBackend<T>::activate() const {
+  ADI3D_CUDA_CHECK(cudaSetDevice(device_));
+}
+
+template <class T>
+std::string CudaBackend<T>::description() const {
+  return name_;
+}
+
+template <class T>
+Array<T> CudaBackend<T>::allocate(std::size_t n) {
+  activate();
+  return device_allocate<T>(n);
+}
+
+template <class T>
+void CudaBackend<T>::upload(const T* host, T* dst, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  // Pageable host memory: the copy is staged by the driver; synchronising keeps the
+  // caller free to reuse its buffer at once.
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(dst, host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+void CudaBackend<T>::download(const T* src, T* host, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, src, n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+void CudaBackend<T>::fill(T* x, T value, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  launch_fill(x, value, n, stream_);
+}
+
+template <class T>
+void CudaBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T* f,
+                                  const FaceData<T>& neumann, T scale, T* r) {
+  activate();
+  FacePtrs<T> g{};
+  for (int i = 0; i < 6; ++i) g.g[i] = neumann[i];
+  launch_operator_rhs(policy_.stencil, op, u, f, g, scale, r, stream_);
+}
+
+template <class T>
+T* CudaBackend<T>::line_scratch(std::size_t n) {
+  if (n == 0) return nullptr;
+  if (scratch_.size() < n) {
+    // Queued kernels may still read the old scratch: wait before freeing it.
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    scratch_ = Array<T>();
+    scratch_ = device_allocate<T>(n);
+  }
+  return scratch_.data();
+}
+
+template <class T>
+T* CudaBackend<T>::constant_factors(const OperatorView<T>& op, int axis, T tau, bool& ready) {
+  ConstantFactors& f = factors_[axis];
+  const int n = op.n[axis];
+  ready = f.valid && f.n == n && f.lo == op.lo[axis] && f.hi == op.hi[axis] &&
+          f.alpha == op.alpha[axis] && f.inv_h2 == op.inv_h2[axis] && f.tau == tau;
+  if (ready) return f.coef.data();
+  if (f.coef.size() < 4 * static_cast<std::size_t>(n)) {
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued solves may still read it
+    f.coef = Array<T>();
+    f.coef = device_allocate<T>(4 * static_cast<std::size_t>(n));
+  }
+  f.valid = true;
+  f.n = n;
+  f.lo = op.lo[axis];
+  f.hi = op.hi[axis];
+  f.alpha = op.alpha[axis];
+  f.inv_h2 = op.inv_h2[axis];
+  f.tau = tau;
+  return f.coef.data();
+}
+
+template <class T>
+void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) {
+  activate();
+  const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
+  if (points == 0) return;
+  if (axis == 0 && policy_.x_solve == XSolveVariant::pcr_thomas &&
+      launch_pcr_thomas_x(op, tau, d, stream_))
+    return;
+  bool ready = false;
+  T* scratch = thread_thomas_constant_path(op, axis, policy_)
+                   ? constant_factors(op, axis, tau, ready)
+                   : line_scratch(thread_thomas_scratch_size(op, axis, policy_));
+  launch_thread_thomas(op, axis, tau, d, scratch, policy_, ready, stream_);
+}
+
+template <class T>
+void CudaBackend<T>::set_face(const Grid3& grid, int face, const T* values, T* field) {
+  activate();
+  launch_set_face(grid, face, values, field, stream_);
+}
+
+template <class T>
+void CudaBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  launch_axpy(a, x, y, n, stream_);
+}
+
+template <class T>
+Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
+  if (n == 0) return {};
+  activate();
+  NormScratch s{norm_buf_.data(), counter_.data(), norm_buf_.data() + 3 * norm_blocks_,
+                norm_blocks_};
+  launch_difference_norms(x, y, n, s, stream_);
+  double host[3];
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return {host[0], host[1], host[2]};
+}
+
+template <class T>
+void CudaBackend<T>::synchronize() {
+  activate();
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+template class CudaBackend<float>;
+template class CudaBackend<double>;
+
+namespace {
+
+template <class T>
+CudaBackend<T>& as_cuda(Backend<T>& b) {
+  auto* c = dynamic_cast<CudaBackend<T>*>(&b);
+  if (!c) throw BackendUnavailable("CUDA kernel variants apply to the cuda backend only, not to " +
+                                   b.description());
+  return *c;
+}
+
+}  // namespace
+}  // namespace cuda
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend(int device) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw BackendUnavailable(std::string("the CUDA backend cannot run here: ") +
+                             cudaGetErrorString(err) + " (no NVIDIA driver or device)");
+  }
+  if (count == 0) throw BackendUnavailable("the CUDA backend cannot run here: no CUDA device found");
+  if (device < 0 || device >= count)
+    throw BackendUnavailable("CUDA device " + std::to_string(device) + " requested, but " +
+                             std::to_string(count) + " device(s) present (0.." +
+                             std::to_string(count - 1) + ")");
+  return std::make_unique<cuda::CudaBackend<T>>(device);
 }
 template std::unique_ptr<Backend<float>> make_cuda_backend<float>(int);
 template std::unique_ptr<Backend<double>> make_cuda_backend<double>(int);
+
+const char* to_string(StencilVariant v) {
+  switch (v) {
+    case StencilVariant::naive: return "naive";
+    case StencilVariant::zpencil: return "zpencil";
+    case StencilVariant::zpencil_smem: return "zpencil_smem";
+    case StencilVariant::shuffle: return "shuffle";
+  }
+  return "?";
+}
+const char* to_string(XSolveVariant v) {
+  switch (v) {
+    case XSolveVariant::pcr_thomas: return "pcr_thomas";
+    case XSolveVariant::thread_thomas: return "thread_thomas";
+  }
+  return "?";
+}
+const char* to_string(LineScratch v) {
+  switch (v) {
+    case LineScratch::automatic: return "automatic";
+    case LineScratch::shared: return "shared";
+    case LineScratch::global: return "global";
+  }
+  return "?";
+}
+
+template <class T>
+CudaPolicy cuda_policy(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).policy();
+}
+template <class T>
+void set_cuda_policy(Backend<T>& backend, const CudaPolicy& policy) {
+  cuda::as_cuda(backend).set_policy(policy);
+}
+template <class T>
+void set_stencil_variant(Backend<T>& backend, StencilVariant v) {
+  CudaPolicy p = cuda_policy(backend);
+  p.stencil = v;
+  set_cuda_policy(backend, p);
+}
+template <class T>
+void set_x_solve_variant(Backend<T>& backend, XSolveVariant v) {
+  CudaPolicy p = cuda_policy(backend);
+  p.x_solve = v;
+  set_cuda_policy(backend, p);
+}
+
+#define ADI3D_INSTANTIATE_VARIANTS(T)                                  \
+  template CudaPolicy cuda_policy<T>(const Backend<T>&);               \
+  template void set_cuda_policy<T>(Backend<T>&, const CudaPolicy&);    \
+  template void set_stencil_variant<T>(Backend<T>&, StencilVariant);   \
+  template void set_x_solve_variant<T>(Backend<T>&, XSolveVariant);
+ADI3D_INSTANTIATE_VARIANTS(float)
+ADI3D_INSTANTIATE_VARIANTS(double)
+#undef ADI3D_INSTANTIATE_VARIANTS
 
 }  // namespace adi3d

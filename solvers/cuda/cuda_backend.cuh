@@ -1,0 +1,140 @@
+#pragma once
+// The CUDA backend's class and the launchers its operations call. Internal to
+// solvers/cuda: everything here may use CUDA types.
+#include "solvers/backend.hpp"
+#include "solvers/cuda/cuda_variants.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace adi3d::cuda {
+
+// Neumann face arrays as a kernel argument (std::array has no device operator[]).
+template <class T>
+struct FacePtrs {
+  const T* g[6];
+};
+
+// Block shapes. Untuned guesses for sm_90 (no measurement yet): 32-wide rows keep every
+// warp on one x row (coalesced, and required by the shuffle variant); 8 rows per block and
+// 32 planes per z-pencil chunk give 256-thread blocks and enough blocks at 64^3.
+struct StencilPolicy {
+  static constexpr int tile_x = 32;
+  static constexpr int tile_y = 8;
+  static constexpr int k_chunk = 32;
+  // Caps the pencil kernels at 80 registers (3 blocks of 256 per SM). Without it the double
+  // shared-tile kernel took 92 registers and ran 0.30 ms instead of 0.22 ms at 256^3
+  // (H100, constant alpha).
+  static constexpr int min_blocks = 3;
+};
+
+struct LineSolvePolicy {
+  static constexpr int thread_thomas_block = 128;  // lines per block, global scratch
+  static constexpr int shared_thomas_block = 64;   // lines per block, shared scratch
+  static constexpr std::size_t shared_scratch_bytes = 48 * 1024;  // no opt-in needed
+  static constexpr int pcr_rows_per_thread = 4;    // registers per thread per PCR stage
+  static constexpr int pcr_max_threads = 256;
+  static constexpr int pcr_thomas_rows = 8;        // PCR stops when subsystems are this short
+  static constexpr int pcr_max_n = pcr_rows_per_thread * pcr_max_threads;  // 1024
+};
+
+template <class T>
+void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
+                         const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
+// Thomas per thread along any axis. The path (constant coefficients, shared scratch,
+// global scratch) follows the policy and the operator; scratch must hold
+// thread_thomas_scratch_size elements (none on the shared path).
+// On the constant-coefficient path the scratch holds the shared factors (4n values);
+// factors_ready says they were formed by an earlier call with the same key.
+template <class T>
+bool thread_thomas_constant_path(const OperatorView<T>& op, int axis, const CudaPolicy& policy);
+template <class T>
+std::size_t thread_thomas_scratch_size(const OperatorView<T>& op, int axis,
+                                       const CudaPolicy& policy);
+template <class T>
+void launch_thread_thomas(const OperatorView<T>& op, int axis, T tau, T* d, T* scratch,
+                          const CudaPolicy& policy, bool factors_ready, cudaStream_t s);
+// Hybrid PCR-Thomas for x lines; returns false (and launches nothing) when the lines are
+// too long for it.
+template <class T>
+bool launch_pcr_thomas_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s);
+
+// Norms of x - y into result[0..2] = {sum of squares, max abs, sum}: one kernel, one
+// atomic per block; the last block reduces the per-block partials (deterministic).
+struct NormScratch {
+  double* partials;    // 3 * max_blocks
+  unsigned* counter;   // zero before and after each call
+  double* result;      // 3
+  int max_blocks;
+};
+template <class T>
+void launch_difference_norms(const T* x, const T* y, std::size_t n, const NormScratch& s,
+                             cudaStream_t stream);
+
+template <class T>
+void launch_fill(T* x, T value, std::size_t n, cudaStream_t s);
+template <class T>
+void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
+template <class T>
+void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s);
+
+// Device memory with an owner: cudaMalloc, or a CudaError/BackendUnavailable that says
+// how much was asked for and how much is free.
+template <class T>
+Array<T> device_allocate(std::size_t n);
+
+template <class T>
+class CudaBackend final : public Backend<T> {
+ public:
+  explicit CudaBackend(int device);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  BackendKind kind() const override { return BackendKind::cuda; }
+  std::string description() const override;
+  int device() const override { return device_; }
+
+  Array<T> allocate(std::size_t n) override;
+  void upload(const T* host, T* dst, std::size_t n) override;
+  void download(const T* src, T* host, std::size_t n) override;
+  void fill(T* x, T value, std::size_t n) override;
+  void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
+                    T scale, T* r) override;
+  void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
+  void set_face(const Grid3& grid, int face, const T* values, T* field) override;
+  void axpy(T a, const T* x, T* y, std::size_t n) override;
+  Norms difference_norms(const T* x, const T* y, std::size_t n) override;
+  void synchronize() override;
+
+  const CudaPolicy& policy() const { return policy_; }
+  void set_policy(const CudaPolicy& p) { policy_ = p; }
+
+ private:
+  void activate() const;  // makes device_ current for this host thread
+  T* line_scratch(std::size_t n);
+
+  int device_;
+  cudaStream_t stream_ = nullptr;
+  CudaPolicy policy_{};
+  std::string name_;
+  // Thomas factors of the constant-coefficient path, per axis, kept while the operator
+  // and tau stay the same (a time loop with a fixed step forms them once).
+  struct ConstantFactors {
+    bool valid = false;
+    int n = 0;
+    BoundaryKind lo{}, hi{};
+    T alpha{}, inv_h2{}, tau{};
+    Array<T> coef;
+  };
+  T* constant_factors(const OperatorView<T>& op, int axis, T tau, bool& ready);
+
+  ConstantFactors factors_[3];
+  Array<T> scratch_;          // line-solve scratch, grown on demand
+  Array<double> norm_buf_;    // partials + result
+  Array<unsigned> counter_;   // last-block-done counter for the norm reduction
+  int norm_blocks_ = 0;
+};
+
+}  // namespace adi3d::cuda

@@ -1,0 +1,62 @@
+#pragma once
+// Kernel variants of the CUDA backend, selectable at run time (tests, bench, tune). Plain
+// C++: code above solvers/ may include this without CUDA headers. The setters throw
+// BackendUnavailable when the backend is not a CUDA backend.
+#include "solvers/backend.hpp"
+
+#include <cstddef>
+
+namespace adi3d {
+
+// operator_rhs (DESIGN.md §3, seeds 001 and 003).
+enum class StencilVariant {
+  naive,         // one thread per point, every neighbour from global memory
+  zpencil,       // a thread walks k with prev/cur/next in registers
+  zpencil_smem,  // zpencil plus a shared-memory XY tile (with halo) of the current plane
+  shuffle,       // zpencil with x neighbours exchanged by warp shuffles (register cache)
+};
+
+// Lines along x (contiguous in memory).
+enum class XSolveVariant {
+  pcr_thomas,     // hybrid PCR-Thomas in shared memory, one block per line (seed 002)
+  thread_thomas,  // one thread per line, Thomas with global scratch (simple fallback)
+};
+
+// Where the per-thread Thomas solves along y and z keep their scratch (modified upper
+// diagonal, Sherman-Morrison vector).
+enum class LineScratch {
+  automatic,  // shared memory when the block's lines fit, else global
+  shared,     // shared memory; falls back to global when the lines do not fit
+  global,     // a grid-sized scratch array in global memory
+};
+
+struct CudaPolicy {
+  // zpencil: 0.142 ms float / 0.180 ms double at 256^3 (H100, constant alpha, host-timed
+  // mean of 20), against shuffle 0.163 / 0.188, zpencil_smem 0.226 / 0.259, naive
+  // 0.214 / 0.280. zpencil and shuffle swap places between runs; both beat the others.
+  StencilVariant stencil = StencilVariant::zpencil;
+  XSolveVariant x_solve = XSolveVariant::pcr_thomas;
+  LineScratch yz_scratch = LineScratch::automatic;
+  // Constant alpha: form the Thomas factors once per call (all lines along an axis share
+  // them) and stream only the right-hand sides. Same arithmetic as the general path.
+  bool constant_coefficients = true;
+};
+
+const char* to_string(StencilVariant v);
+const char* to_string(XSolveVariant v);
+const char* to_string(LineScratch v);
+
+template <class T>
+CudaPolicy cuda_policy(const Backend<T>& backend);
+template <class T>
+void set_cuda_policy(Backend<T>& backend, const CudaPolicy& policy);
+template <class T>
+void set_stencil_variant(Backend<T>& backend, StencilVariant v);
+template <class T>
+void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
+
+// Device bytes a field set needs: `fields` grid-sized arrays plus the backend's line-solve
+// scratch (2 grid-sized arrays), for elements of `element_bytes`.
+std::size_t estimate_bytes(const Grid3& grid, int fields, std::size_t element_bytes);
+
+}  // namespace adi3d

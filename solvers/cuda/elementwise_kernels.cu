@@ -1,0 +1,88 @@
+// Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
+// and writing one face plane from face-layout values (1 read + 1 write per face node).
+// Grid-stride loops: a fixed, device-filling grid serves any n.
+#include "solvers/boundary.hpp"
+#include "solvers/cuda/cuda_backend.cuh"
+#include "solvers/cuda/cuda_check.hpp"
+
+#include <algorithm>
+
+namespace adi3d::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(std::size_t n) {
+  // 65535 blocks of 256 threads cover 16M elements per sweep; loops cover the rest.
+  return static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 65535));
+}
+
+template <class T>
+__global__ void fill_kernel(T* __restrict__ x, T value, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    x[e] = value;
+}
+
+template <class T>
+__global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    y[e] += a * x[e];
+}
+
+// Face node (a, b) of face `face` (face_layout.hpp: tangential axes in increasing order,
+// the first fastest).
+template <class T>
+__global__ void set_face_kernel(int nx, int ny, int nz, int face, const T* __restrict__ values,
+                                T* __restrict__ field) {
+  const int n[3] = {nx, ny, nz};
+  const int axis = face / 2;
+  const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
+  const int nu = n[ua], nv = n[va];
+  const std::size_t count = static_cast<std::size_t>(nu) * nv;
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x) {
+    int idx[3];
+    idx[axis] = (face % 2 == 0) ? 0 : n[axis] - 1;
+    idx[ua] = static_cast<int>(e % nu);
+    idx[va] = static_cast<int>(e / nu);
+    field[idx[0] + static_cast<std::size_t>(nx) * (idx[1] + static_cast<std::size_t>(ny) * idx[2])] =
+        values[e];
+  }
+}
+
+}  // namespace
+
+template <class T>
+void launch_fill(T* x, T value, std::size_t n, cudaStream_t s) {
+  fill_kernel<<<grid_for(n), kThreads, 0, s>>>(x, value, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
+  axpy_kernel<<<grid_for(n), kThreads, 0, s>>>(a, x, y, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s) {
+  const int axis = face / 2;
+  const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
+  const std::size_t count = static_cast<std::size_t>(grid.n[ua]) * grid.n[va];
+  if (count == 0) return;
+  set_face_kernel<<<grid_for(count), kThreads, 0, s>>>(grid.n[0], grid.n[1], grid.n[2], face,
+                                                       values, field);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+#define ADI3D_INSTANTIATE(T)                                                     \
+  template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
+  template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
+  template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);
+ADI3D_INSTANTIATE(float)
+ADI3D_INSTANTIATE(double)
+#undef ADI3D_INSTANTIATE
+
+}  // namespace adi3d::cuda

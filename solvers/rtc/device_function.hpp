@@ -1,0 +1,36 @@
+#pragma once
+// A function f(x, y, z, t), given as C++ expression text over doubles, compiled at run time
+// for the current CUDA device (NVRTC) and sampled on grid nodes or face nodes straight into
+// device memory. It lets time-dependent sources and boundary data be evaluated on the GPU
+// every step instead of on the host. No CUDA headers here: callers above solvers/ include it.
+#include "solvers/grid.hpp"
+
+#include <memory>
+#include <string>
+
+namespace adi3d::rtc {
+
+// False when the binary has no CUDA support or no device is present.
+bool available();
+
+template <class T>
+class DeviceFunction {
+ public:
+  // Compiles `expression` for `device`; throws std::runtime_error with NVRTC's log when
+  // the expression does not compile, BackendUnavailable without CUDA.
+  DeviceFunction(const std::string& expression, int device);
+  ~DeviceFunction();
+  DeviceFunction(const DeviceFunction&) = delete;
+  DeviceFunction& operator=(const DeviceFunction&) = delete;
+
+  // out (device memory, x fastest) = f at every node, at time t. Synchronous.
+  void sample_grid(const Grid3& grid, double t, T* out) const;
+  // out (device memory, face layout of face_layout.hpp) = f on one face. Synchronous.
+  void sample_face(const Grid3& grid, int face, double t, T* out) const;
+
+ private:
+  struct Module;
+  std::unique_ptr<Module> module_;
+};
+
+}  // namespace adi3d::rtc

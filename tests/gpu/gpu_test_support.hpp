@@ -1,0 +1,135 @@
+#pragma once
+// Shared pieces of the CUDA backend tests: a typed fixture holding a CUDA and a CPU backend
+// (skipping where no device is present, synchronising in TearDown so an asynchronous
+// fault fails the test that caused it), transfers, boundary mixes and type-tied tolerances.
+#include "solvers/backend.hpp"
+#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/diffusion.hpp"
+#include "tests/unit/grid_fixtures.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace adi3d::test {
+
+using Precisions = ::testing::Types<float, double>;
+
+// Relative tolerances (to the largest reference entry) for results that take different
+// but equally accurate paths on the two backends: FMA contraction on the GPU, PCR against
+// Thomas, different summation orders. A few hundred ulps of the type.
+template <class T>
+double tolerance() {
+  return std::is_same<T, float>::value ? 5e-5 : 1e-11;
+}
+
+template <class T>
+class CudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_device_summary();
+    gpu_ = make_cuda_backend<T>(0);
+    cpu_ = make_cpu_backend<T>();
+  }
+  void TearDown() override {
+    if (gpu_) gpu_->synchronize();
+  }
+
+  Array<T> to_gpu(const std::vector<T>& host) {
+    Array<T> a = gpu_->allocate(host.size());
+    gpu_->upload(host.data(), a.data(), host.size());
+    return a;
+  }
+  Array<T> to_cpu(const std::vector<T>& host) {
+    Array<T> a = cpu_->allocate(host.size());
+    cpu_->upload(host.data(), a.data(), host.size());
+    return a;
+  }
+  std::vector<T> from_gpu(const Array<T>& a) {
+    std::vector<T> host(a.size());
+    gpu_->download(a.data(), host.data(), a.size());
+    return host;
+  }
+  std::vector<T> from_cpu(const Array<T>& a) {
+    return std::vector<T>(a.data(), a.data() + a.size());
+  }
+
+  std::unique_ptr<Backend<T>> gpu_;
+  std::unique_ptr<Backend<T>> cpu_;
+  std::mt19937 rng_{20261123};
+};
+
+// Largest |got - ref| over max(1, max |ref|).
+template <class T>
+double relative_difference(const std::vector<T>& ref, const std::vector<T>& got) {
+  double scale = 1, diff = 0;
+  for (std::size_t e = 0; e < ref.size(); ++e) {
+    scale = std::max(scale, std::fabs(static_cast<double>(ref[e])));
+    diff = std::max(diff, std::fabs(static_cast<double>(got[e]) - static_cast<double>(ref[e])));
+    if (std::isnan(static_cast<double>(got[e]))) return std::numeric_limits<double>::infinity();
+  }
+  return diff / scale;
+}
+
+// ADI3D_GPU_QUICK=1 thins the boundary mixes (for compute-sanitizer runs, which are slow).
+inline bool quick_mode() { return std::getenv("ADI3D_GPU_QUICK") != nullptr; }
+
+template <class V>
+V thinned(const V& all, std::size_t every) {
+  if (!quick_mode()) return all;
+  V out;
+  for (std::size_t e = 0; e < all.size(); ++e)
+    if (e % every == 0 || e + 1 == all.size()) out.push_back(all[e]);
+  return out;
+}
+
+// Boundary mixes: per axis Dirichlet/Neumann in every lo/hi combination, or periodic.
+inline std::vector<BoundarySpec> all_face_mixes() {
+  using B = BoundaryKind;
+  const B opts[5][2] = {{B::dirichlet, B::dirichlet},
+                        {B::neumann, B::neumann},
+                        {B::dirichlet, B::neumann},
+                        {B::neumann, B::dirichlet},
+                        {B::periodic, B::periodic}};
+  std::vector<BoundarySpec> out;
+  for (int x = 0; x < 5; ++x)
+    for (int y = 0; y < 5; ++y)
+      for (int z = 0; z < 5; ++z) {
+        BoundarySpec bc;
+        const int o[3] = {x, y, z};
+        for (int a = 0; a < 3; ++a) {
+          bc.face[2 * a] = opts[o[a]][0];
+          bc.face[2 * a + 1] = opts[o[a]][1];
+        }
+        out.push_back(bc);
+      }
+  return thinned(out, 9);
+}
+
+inline std::vector<BoundarySpec> axis_mixes() {
+  using B = BoundaryKind;
+  const B k[3] = {B::dirichlet, B::neumann, B::periodic};
+  std::vector<BoundarySpec> out;
+  for (B x : k)
+    for (B y : k)
+      for (B z : k) out.push_back(boundary_mix(x, y, z));
+  return thinned(out, 5);
+}
+
+inline std::string describe(const BoundarySpec& bc, std::array<int, 3> n, bool variable) {
+  auto c = [](BoundaryKind k) {
+    return k == BoundaryKind::dirichlet ? 'D' : k == BoundaryKind::neumann ? 'N' : 'P';
+  };
+  std::string s = std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) + " ";
+  for (int f = 0; f < 6; ++f) s += c(bc.face[f]);
+  return s + (variable ? " variable alpha" : " constant alpha");
+}
+
+}  // namespace adi3d::test

@@ -1,0 +1,135 @@
+// CUDA backend basics: creation and errors, transfers, fill, axpy, set_face and the norm
+// reduction, each against the CPU backend.
+#include "gpu_test_support.hpp"
+#include "solvers/face_layout.hpp"
+
+#include <stdexcept>
+
+namespace adi3d::test {
+namespace {
+
+template <class T>
+using CudaBasic = CudaTest<T>;
+TYPED_TEST_SUITE(CudaBasic, Precisions);
+
+TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
+  EXPECT_EQ(this->gpu_->kind(), BackendKind::cuda);
+  EXPECT_NE(this->gpu_->description().find("cuda device 0"), std::string::npos);
+  EXPECT_TRUE(cuda_compiled());
+  const CudaPolicy p = cuda_policy(*this->gpu_);
+  EXPECT_EQ(p.stencil, StencilVariant::zpencil);
+  EXPECT_EQ(p.x_solve, XSolveVariant::pcr_thomas);
+}
+
+TYPED_TEST(CudaBasic, MissingDeviceThrowsBackendUnavailable) {
+  try {
+    make_cuda_backend<TypeParam>(cuda_device_count() + 7);
+    FAIL() << "expected BackendUnavailable";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("requested"), std::string::npos) << e.what();
+  }
+}
+
+TYPED_TEST(CudaBasic, VariantSettersRejectCpuBackend) {
+  EXPECT_THROW(set_stencil_variant(*this->cpu_, StencilVariant::naive), BackendUnavailable);
+}
+
+TYPED_TEST(CudaBasic, HugeAllocationNamesSizes) {
+  try {
+    this->gpu_->allocate(std::size_t(1) << 46);  // hundreds of TiB
+    FAIL() << "expected an allocation failure";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("GiB free"), std::string::npos) << e.what();
+  }
+  // The failure must not poison later work.
+  Array<TypeParam> a = this->gpu_->allocate(10);
+  this->gpu_->fill(a.data(), TypeParam(2), 10);
+  EXPECT_EQ(this->from_gpu(a)[9], TypeParam(2));
+}
+
+TYPED_TEST(CudaBasic, EstimateBytesCountsFieldsAndScratch) {
+  Grid3 g;
+  g.n = {10, 20, 30};
+  EXPECT_EQ(estimate_bytes(g, 3, sizeof(TypeParam)), 5u * 6000u * sizeof(TypeParam));
+}
+
+TYPED_TEST(CudaBasic, UploadDownloadRoundTrip) {
+  const auto host = random_field<TypeParam>(12347, this->rng_);
+  Array<TypeParam> a = this->to_gpu(host);
+  EXPECT_EQ(this->from_gpu(a), host);
+}
+
+TYPED_TEST(CudaBasic, FillMatchesCpu) {
+  for (std::size_t n : {std::size_t(1), std::size_t(255), std::size_t(1000001)}) {
+    Array<TypeParam> a = this->gpu_->allocate(n);
+    this->gpu_->fill(a.data(), TypeParam(-3.25), n);
+    const auto got = this->from_gpu(a);
+    for (TypeParam v : got) ASSERT_EQ(v, TypeParam(-3.25)) << "n = " << n;
+  }
+}
+
+TYPED_TEST(CudaBasic, AxpyMatchesCpu) {
+  const std::size_t n = 300007;
+  const auto x = random_field<TypeParam>(n, this->rng_);
+  const auto y = random_field<TypeParam>(n, this->rng_);
+  Array<TypeParam> gx = this->to_gpu(x), gy = this->to_gpu(y);
+  Array<TypeParam> cx = this->to_cpu(x), cy = this->to_cpu(y);
+  this->gpu_->axpy(TypeParam(0.75), gx.data(), gy.data(), n);
+  this->cpu_->axpy(TypeParam(0.75), cx.data(), cy.data(), n);
+  EXPECT_LE(relative_difference(this->from_cpu(cy), this->from_gpu(gy)), tolerance<TypeParam>());
+}
+
+TYPED_TEST(CudaBasic, DifferenceNormsMatchCpu) {
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(2000003)}) {
+    const auto x = random_field<TypeParam>(n, this->rng_);
+    const auto y = random_field<TypeParam>(n, this->rng_);
+    Array<TypeParam> gx = this->to_gpu(x), gy = this->to_gpu(y);
+    Array<TypeParam> cx = this->to_cpu(x), cy = this->to_cpu(y);
+    for (bool with_y : {true, false}) {
+      const Norms g = this->gpu_->difference_norms(gx.data(), with_y ? gy.data() : nullptr, n);
+      const Norms c = this->cpu_->difference_norms(cx.data(), with_y ? cy.data() : nullptr, n);
+      EXPECT_NEAR(g.sum_squares, c.sum_squares, 1e-12 * c.sum_squares + 1e-300) << n;
+      EXPECT_EQ(g.max_abs, c.max_abs) << n;
+      EXPECT_NEAR(g.sum, c.sum, 1e-12 * std::sqrt(c.sum_squares) * std::sqrt(double(n))) << n;
+    }
+  }
+}
+
+TYPED_TEST(CudaBasic, DifferenceNormsAreReproducible) {
+  const std::size_t n = 777777;
+  const auto x = random_field<TypeParam>(n, this->rng_);
+  Array<TypeParam> gx = this->to_gpu(x);
+  const Norms a = this->gpu_->difference_norms(gx.data(), nullptr, n);
+  for (int rep = 0; rep < 5; ++rep) {
+    const Norms b = this->gpu_->difference_norms(gx.data(), nullptr, n);
+    EXPECT_EQ(a.sum_squares, b.sum_squares);
+    EXPECT_EQ(a.sum, b.sum);
+    EXPECT_EQ(a.max_abs, b.max_abs);
+  }
+}
+
+TYPED_TEST(CudaBasic, SetFaceMatchesCpuOnEveryFace) {
+  Grid3 g;
+  g.n = {37, 5, 11};
+  const auto base = random_field<TypeParam>(g.size(), this->rng_);
+  Array<TypeParam> gf = this->to_gpu(base), cf = this->to_cpu(base);
+  for (int face = 0; face < 6; ++face) {
+    const auto values = random_field<TypeParam>(face_size(g, face), this->rng_);
+    Array<TypeParam> gv = this->to_gpu(values), cv = this->to_cpu(values);
+    this->gpu_->set_face(g, face, gv.data(), gf.data());
+    this->cpu_->set_face(g, face, cv.data(), cf.data());
+  }
+  EXPECT_EQ(this->from_gpu(gf), this->from_cpu(cf));
+}
+
+TYPED_TEST(CudaBasic, ZeroSizedOperationsDoNothing) {
+  Array<TypeParam> a = this->gpu_->allocate(0);
+  EXPECT_TRUE(a.empty());
+  this->gpu_->fill(a.data(), TypeParam(1), 0);
+  this->gpu_->axpy(TypeParam(1), a.data(), a.data(), 0);
+  const Norms n = this->gpu_->difference_norms(a.data(), nullptr, 0);
+  EXPECT_EQ(n.sum_squares, 0.0);
+}
+
+}  // namespace
+}  // namespace adi3d::test

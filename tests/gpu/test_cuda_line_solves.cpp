@@ -1,0 +1,144 @@
+// solve_lines on the CUDA backend against the CPU backend: x lines by hybrid PCR-Thomas
+// and by one thread per line (and the fallback for lines too long for PCR), y and z lines
+// with shared and global scratch; every boundary combination, cyclic systems on periodic
+// axes, variable alpha, odd and tiny sizes.
+#include "gpu_test_support.hpp"
+
+namespace adi3d::test {
+namespace {
+
+template <class T>
+class CudaLineSolve : public CudaTest<T> {
+ protected:
+  double compare(int axis, std::array<int, 3> n, const BoundarySpec& bc, bool variable_alpha) {
+    const Diffusion<T> d = make_diffusion<T>(n, bc, variable_alpha, this->rng_);
+    const std::size_t size = d.grid.size();
+    const auto rhs = random_field<T>(size, this->rng_);
+    Array<T> gd = this->to_gpu(rhs), cd = this->to_cpu(rhs);
+    Array<T> galpha, calpha;
+    if (variable_alpha) {
+      galpha = this->to_gpu(d.alpha_field);
+      calpha = this->to_cpu(d.alpha_field);
+    }
+    const OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
+    const OperatorView<T> cop = make_operator_view(d, variable_alpha ? calpha.data() : nullptr);
+    // tau alpha / h^2 of order ten along the axis: the regime of ADI steps near dt ~ h.
+    const T tau = T(4) / gop.inv_h2[axis];
+    this->gpu_->solve_lines(gop, axis, tau, gd.data());
+    this->cpu_->solve_lines(cop, axis, tau, cd.data());
+    return relative_difference(this->from_cpu(cd), this->from_gpu(gd));
+  }
+
+  void check(int axis, const CudaPolicy& policy, std::vector<std::array<int, 3>> sizes) {
+    set_cuda_policy(*this->gpu_, policy);
+    for (const BoundarySpec& bc : all_face_mixes())
+      for (bool var : {false, true}) {
+        const std::array<int, 3> n{67, 35, 19};
+        ASSERT_LE(compare(axis, n, bc, var), tolerance<T>())
+            << "axis " << axis << " " << describe(bc, n, var);
+      }
+    for (const auto& n : sizes)
+      for (const BoundarySpec& bc : axis_mixes())
+        for (bool var : {false, true})
+          ASSERT_LE(compare(axis, n, bc, var), tolerance<T>())
+              << "axis " << axis << " " << describe(bc, n, var);
+  }
+};
+TYPED_TEST_SUITE(CudaLineSolve, Precisions);
+
+CudaPolicy with_x(XSolveVariant v) {
+  CudaPolicy p;
+  p.x_solve = v;
+  return p;
+}
+CudaPolicy with_scratch(LineScratch s) {
+  CudaPolicy p;
+  p.yz_scratch = s;
+  p.constant_coefficients = false;  // constant-alpha cases take the scratch path too
+  return p;
+}
+
+TYPED_TEST(CudaLineSolve, XPcrThomasMatchesCpu) {
+  // 1024 is the longest line the PCR kernel takes; 2 and 3 rows are the shortest systems.
+  this->check(0, with_x(XSolveVariant::pcr_thomas),
+              {{3, 3, 3}, {1024, 3, 2}, {300, 5, 4}, {17, 2, 3}});
+}
+
+TYPED_TEST(CudaLineSolve, XThreadThomasMatchesCpu) {
+  this->check(0, with_x(XSolveVariant::thread_thomas), {{3, 3, 3}, {200, 5, 4}});
+}
+
+TYPED_TEST(CudaLineSolve, XLongLinesFallBackToThreadThomas) {
+  set_cuda_policy(*this->gpu_, with_x(XSolveVariant::pcr_thomas));
+  for (const BoundarySpec& bc : axis_mixes())
+    ASSERT_LE(this->compare(0, {1500, 3, 4}, bc, true), tolerance<TypeParam>())
+        << describe(bc, {1500, 3, 4}, true);
+}
+
+TYPED_TEST(CudaLineSolve, YSharedScratchMatchesCpu) {
+  this->check(1, with_scratch(LineScratch::shared), {{3, 3, 3}, {70, 40, 3}, {5, 90, 6}});
+}
+
+TYPED_TEST(CudaLineSolve, YGlobalScratchMatchesCpu) {
+  this->check(1, with_scratch(LineScratch::global), {{3, 3, 3}, {5, 300, 6}});
+}
+
+TYPED_TEST(CudaLineSolve, ZSharedScratchMatchesCpu) {
+  this->check(2, with_scratch(LineScratch::shared), {{3, 3, 3}, {33, 3, 50}});
+}
+
+TYPED_TEST(CudaLineSolve, ZGlobalScratchMatchesCpu) {
+  this->check(2, with_scratch(LineScratch::global), {{3, 3, 3}, {6, 5, 400}});
+}
+
+TYPED_TEST(CudaLineSolve, YConstantCoefficientPathMatchesCpu) {
+  // Constant-alpha cases take the shared-factor path; variable-alpha ones the general path.
+  this->check(1, CudaPolicy{}, {{3, 3, 3}, {7, 260, 5}});
+}
+
+TYPED_TEST(CudaLineSolve, ZConstantCoefficientPathMatchesCpu) {
+  this->check(2, CudaPolicy{}, {{3, 3, 3}, {40, 6, 129}});
+}
+
+TYPED_TEST(CudaLineSolve, XThreadThomasGeneralPathMatchesCpu) {
+  CudaPolicy p = with_x(XSolveVariant::thread_thomas);
+  p.constant_coefficients = false;
+  this->check(0, p, {{3, 3, 3}, {90, 5, 4}});
+}
+
+TYPED_TEST(CudaLineSolve, ConstantFactorsFollowTauAndBoundaries) {
+  // The backend keeps the constant-coefficient factors between calls: a repeated call must
+  // reuse them and a new tau or boundary kind must replace them.
+  using T = TypeParam;
+  for (BoundaryKind z : {BoundaryKind::periodic, BoundaryKind::neumann})
+    for (T scale : {T(1), T(1), T(0.25), T(0.25), T(3)}) {
+      const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::neumann, z);
+      const Diffusion<T> d = make_diffusion<T>({19, 21, 23}, bc, false, this->rng_);
+      const auto rhs = random_field<T>(d.grid.size(), this->rng_);
+      Array<T> gd = this->to_gpu(rhs), cd = this->to_cpu(rhs);
+      const OperatorView<T> op = make_operator_view(d, nullptr);
+      for (int axis = 0; axis < 3; ++axis) {
+        const T tau = scale / op.inv_h2[axis];
+        this->gpu_->solve_lines(op, axis, tau, gd.data());
+        this->cpu_->solve_lines(op, axis, tau, cd.data());
+      }
+      ASSERT_LE(relative_difference(this->from_cpu(cd), this->from_gpu(gd)), tolerance<T>())
+          << "scale " << scale;
+    }
+}
+
+TYPED_TEST(CudaLineSolve, PeriodicConstantStaysConstant) {
+  // A check independent of the CPU backend: on periodic axes with constant alpha every row
+  // of I - tau A sums to 1, so a constant right-hand side is its own solution.
+  const BoundarySpec bc = boundary_mix(BoundaryKind::periodic, BoundaryKind::periodic,
+                                       BoundaryKind::periodic);
+  const Diffusion<TypeParam> d = make_diffusion<TypeParam>({45, 7, 9}, bc, false, this->rng_);
+  const OperatorView<TypeParam> op = make_operator_view(d, nullptr);
+  const std::vector<TypeParam> ones(d.grid.size(), TypeParam(1));
+  Array<TypeParam> g = this->to_gpu(ones);
+  for (int axis = 0; axis < 3; ++axis) this->gpu_->solve_lines(op, axis, TypeParam(0.01), g.data());
+  for (TypeParam v : this->from_gpu(g)) ASSERT_NEAR(v, 1.0, 50 * tolerance<TypeParam>());
+}
+
+}  // namespace
+}  // namespace adi3d::test

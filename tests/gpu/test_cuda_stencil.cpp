@@ -1,0 +1,161 @@
+// operator_rhs on the CUDA backend, every stencil variant against the CPU backend: every
+// lo/hi boundary combination, Neumann face data, sources, variable alpha, odd and tiny
+// grids (partial warps and tiles, single-chunk and multi-chunk z pencils).
+#include "gpu_test_support.hpp"
+#include "solvers/face_layout.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+namespace adi3d::test {
+namespace {
+
+template <class T>
+class CudaStencil : public CudaTest<T> {
+ protected:
+  // Runs operator_rhs on both backends for one case; returns the relative difference.
+  double compare(StencilVariant variant, std::array<int, 3> n, const BoundarySpec& bc,
+                 bool variable_alpha, bool with_source, T scale) {
+    const Diffusion<T> d = make_diffusion<T>(n, bc, variable_alpha, this->rng_);
+    const std::size_t size = d.grid.size();
+    const auto u = random_field<T>(size, this->rng_);
+    const auto f = random_field<T>(size, this->rng_);
+    Array<T> gu = this->to_gpu(u), cu = this->to_cpu(u);
+    Array<T> gf = this->to_gpu(f), cf = this->to_cpu(f);
+    Array<T> galpha, calpha;
+    if (variable_alpha) {
+      galpha = this->to_gpu(d.alpha_field);
+      calpha = this->to_cpu(d.alpha_field);
+    }
+    // Neumann data on every Neumann face but y+ (null data means zero flux there).
+    std::array<Array<T>, 6> gg, cg;
+    FaceData<T> gface{}, cface{};
+    for (int face = 0; face < 6; ++face) {
+      if (bc.face[face] != BoundaryKind::neumann || face == 3) continue;
+      const auto values = random_field<T>(face_size(d.grid, face), this->rng_);
+      gg[face] = this->to_gpu(values);
+      cg[face] = this->to_cpu(values);
+      gface[face] = gg[face].data();
+      cface[face] = cg[face].data();
+    }
+    const OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
+    const OperatorView<T> cop = make_operator_view(d, variable_alpha ? calpha.data() : nullptr);
+    Array<T> gr = this->gpu_->allocate(size), cr = this->cpu_->allocate(size);
+    this->gpu_->fill(gr.data(), T(99), size);  // every entry must be written
+    set_stencil_variant(*this->gpu_, variant);
+    this->gpu_->operator_rhs(gop, gu.data(), with_source ? gf.data() : nullptr, gface, scale,
+                             gr.data());
+    this->cpu_->operator_rhs(cop, cu.data(), with_source ? cf.data() : nullptr, cface, scale,
+                             cr.data());
+    return relative_difference(this->from_cpu(cr), this->from_gpu(gr));
+  }
+
+  void check_variant(StencilVariant variant) {
+    for (const BoundarySpec& bc : all_face_mixes())
+      for (bool var : {false, true}) {
+        const std::array<int, 3> n{67, 35, 19};
+        ASSERT_LE(compare(variant, n, bc, var, true, T(1)), tolerance<T>())
+            << to_string(variant) << " " << describe(bc, n, var);
+      }
+    for (const std::array<int, 3> n :
+         {std::array<int, 3>{3, 3, 3}, std::array<int, 3>{33, 9, 70}, std::array<int, 3>{5, 17, 4}})
+      for (const BoundarySpec& bc : axis_mixes())
+        for (bool var : {false, true})
+          ASSERT_LE(compare(variant, n, bc, var, true, T(0.5)), tolerance<T>())
+              << to_string(variant) << " " << describe(bc, n, var);
+  }
+};
+TYPED_TEST_SUITE(CudaStencil, Precisions);
+
+TYPED_TEST(CudaStencil, NaiveMatchesCpu) { this->check_variant(StencilVariant::naive); }
+TYPED_TEST(CudaStencil, ZPencilMatchesCpu) { this->check_variant(StencilVariant::zpencil); }
+TYPED_TEST(CudaStencil, ZPencilSharedTileMatchesCpu) {
+  this->check_variant(StencilVariant::zpencil_smem);
+}
+TYPED_TEST(CudaStencil, ShuffleMatchesCpu) { this->check_variant(StencilVariant::shuffle); }
+
+TYPED_TEST(CudaStencil, NoSourceAndScaleEveryVariant) {
+  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil,
+                           StencilVariant::zpencil_smem, StencilVariant::shuffle}) {
+    const BoundarySpec bc = boundary_mix(BoundaryKind::neumann, BoundaryKind::periodic,
+                                         BoundaryKind::dirichlet);
+    EXPECT_LE(this->compare(v, {41, 13, 66}, bc, true, false, TypeParam(-0.37)),
+              tolerance<TypeParam>())
+        << to_string(v);
+  }
+}
+
+TYPED_TEST(CudaStencil, LargerGridEveryVariant) {
+  // Several blocks in every direction and several z chunks per column.
+  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil,
+                           StencilVariant::zpencil_smem, StencilVariant::shuffle}) {
+    const BoundarySpec bc = boundary_mix(BoundaryKind::periodic, BoundaryKind::neumann,
+                                         BoundaryKind::periodic);
+    EXPECT_LE(this->compare(v, {130, 47, 97}, bc, true, true, TypeParam(1)), tolerance<TypeParam>())
+        << to_string(v);
+  }
+}
+
+}  // namespace
+}  // namespace adi3d::test
+
+namespace adi3d::test {
+namespace {
+
+// Rough timings of every variant at 256^3 (host clock around a synchronised batch; the
+// honest numbers come from `adi3d bench`). Run with --gtest_also_run_disabled_tests.
+template <class T>
+void time_variants() {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  auto gpu = make_cuda_backend<T>(0);
+  std::mt19937 rng(7);
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::neumann,
+                                       BoundaryKind::periodic);
+  const Diffusion<T> d = make_diffusion<T>({256, 256, 256}, bc, false, rng);
+  const std::size_t n = d.grid.size();
+  const auto host = random_field<T>(n, rng);
+  Array<T> u = gpu->allocate(n), r = gpu->allocate(n);
+  gpu->upload(host.data(), u.data(), n);
+  const OperatorView<T> op = make_operator_view(d, nullptr);
+  auto run = [&](const char* what, auto&& op_call) {
+    op_call();
+    gpu->synchronize();
+    const int reps = 20;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < reps; ++k) op_call();
+    gpu->synchronize();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+    std::printf("%-8s %-28s %8.3f ms  %7.1f GB/s (2 arrays/pt)\n", sizeof(T) == 4 ? "float" : "double",
+                what, s * 1e3, 2.0 * static_cast<double>(n * sizeof(T)) / s * 1e-9);
+  };
+  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil,
+                           StencilVariant::zpencil_smem, StencilVariant::shuffle}) {
+    set_stencil_variant(*gpu, v);
+    run((std::string("rhs ") + to_string(v)).c_str(),
+        [&] { gpu->operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data()); });
+  }
+  for (XSolveVariant v : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas}) {
+    set_x_solve_variant(*gpu, v);
+    run((std::string("solve x ") + to_string(v)).c_str(),
+        [&] { gpu->solve_lines(op, 0, T(1e-4), r.data()); });
+  }
+  for (LineScratch s : {LineScratch::automatic, LineScratch::global}) {
+    CudaPolicy p = cuda_policy(*gpu);
+    p.yz_scratch = s;
+    p.constant_coefficients = s == LineScratch::automatic;
+    set_cuda_policy(*gpu, p);
+    const std::string tag = s == LineScratch::automatic ? "constant-coef" : "global scratch";
+    run(("solve y " + tag).c_str(),
+        [&] { gpu->solve_lines(op, 1, T(1e-4), r.data()); });
+    run(("solve z cyclic " + tag).c_str(),
+        [&] { gpu->solve_lines(op, 2, T(1e-4), r.data()); });
+  }
+  run("axpy", [&] { gpu->axpy(T(0.5), u.data(), r.data(), n); });
+  run("norms", [&] { gpu->difference_norms(u.data(), r.data(), n); });
+}
+
+TEST(CudaTimings, DISABLED_VariantsAt256Float) { time_variants<float>(); }
+TEST(CudaTimings, DISABLED_VariantsAt256Double) { time_variants<double>(); }
+
+}  // namespace
+}  // namespace adi3d::test
