@@ -16,6 +16,7 @@ struct BenchOptions {
 };
 
 int bench_cpu(const BenchOptions& options);
+int bench_gpu(const BenchOptions& options);
 
 // Writes {"benchmark", "date", "host", "command", ...payload} to options.json_path.
 void write_bench_json(const BenchOptions& options, const std::string& benchmark, const nlohmann::json& payload);

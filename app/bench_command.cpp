@@ -47,7 +47,7 @@ int bench_command(const std::vector<std::string>& args) {
     po::notify(vm);
     if (vm.count("help") || kind.empty()) {
       std::cout << "usage: adi3d bench KIND [options]\n\nkinds:\n  cpu   Douglas step on the CPU vs LAPACK "
-                   "dgtsv line solves\n\n"
+                   "dgtsv line solves\n  gpu   CUDA kernels (stencils, line solves, Douglas step) vs a device copy\n\n"
                 << visible;
       return vm.count("help") ? kExitOk : kExitUsage;
     }
@@ -64,7 +64,11 @@ int bench_command(const std::vector<std::string>& args) {
     if (options.sizes.empty()) options.sizes = {128, 256};
     return bench_cpu(options);
   }
-  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu)\n";
+  if (kind == "gpu") {
+    if (options.sizes.empty()) options.sizes = {256, 512};
+    return bench_gpu(options);
+  }
+  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu)\n";
   return kExitUsage;
 }
 

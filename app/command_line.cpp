@@ -15,7 +15,9 @@ std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
       "set", po::value<std::vector<std::string>>(&out.overrides)->composing(),
       "override a deck value: --set section.key=value (repeatable)");
   if (run_options) {
-    visible.add_options()("quiet,q", po::bool_switch(&out.quiet), "no progress display");
+    visible.add_options()("quiet,q", po::bool_switch(&out.quiet), "no progress display")(
+        "restart", po::value<std::string>(&out.restart)->value_name("FILE"),
+        "continue a heat run from a checkpoint (OUTPUT_DIR/checkpoint.h5)");
   }
   po::options_description all;
   all.add(visible).add_options()("deck", po::value<std::string>(&out.deck));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -30,40 +31,50 @@ physics::ErrorNorms error_against(const physics::Formula& exact, const Grid3& gr
 
 template <class T>
 RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
-                   bool interactive) {
+                   bool interactive, RunObserver<T>* observer, const HeatStart<T>* restart) {
   const Grid3& grid = problem.diffusion.grid;
   Array<T> u = backend.allocate(grid.size());
-  {
+  const long first = restart ? restart->step : 0;
+  double t = restart ? restart->t : 0.0;
+  if (restart) {
+    backend.upload(restart->u, u.data(), grid.size());
+  } else {
     std::vector<T> host(grid.size());
     physics::sample_grid(problem.initial, grid, 0.0, host.data());
     backend.upload(host.data(), u.data(), grid.size());
   }
   DouglasStepper<T> stepper(backend, problem.diffusion, *problem.forcing, config.theta);
-  stepper.initialize(u.data(), 0.0);
+  // On a restart this re-imposes the Dirichlet data at the checkpoint's time: the values
+  // the uninterrupted run imposed there, so the continuation is bit for bit the same.
+  stepper.initialize(u.data(), t);
 
   RunResult result;
   result.points = grid.size();
   const long steps = step_count(config.t_end, config.dt);
   Progress progress("heat", steps, interactive);
+  if (observer) observer->on_start(first, t, backend, u.data());
   const auto start = std::chrono::steady_clock::now();
-  double t = 0;
-  for (long s = 0; s < steps; ++s) {
+  for (long s = first; s < steps; ++s) {
     const double dt = std::min(config.dt, config.t_end - t);
     stepper.step(u.data(), t, dt);
     t = (s + 1 == steps) ? config.t_end : t + dt;
+    if (observer) observer->on_step(s + 1, t, backend, u.data());
     progress.update(s + 1, fmt::format("t = {:.4g}", t));
   }
   backend.synchronize();
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.steps = steps;
+  result.steps = std::max(steps, first);
   result.t_final = t;
+  if (observer) observer->on_end(result.steps, t, backend, u.data());
   if (problem.exact) result.error = error_against(*problem.exact, grid, t, backend, u.data());
   return result;
 }
 
-template RunResult run_heat(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool);
-template RunResult run_heat(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&, bool);
+template RunResult run_heat(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool,
+                            RunObserver<float>*, const HeatStart<float>*);
+template RunResult run_heat(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&, bool,
+                            RunObserver<double>*, const HeatStart<double>*);
 template physics::ErrorNorms error_against(const physics::Formula&, const Grid3&, double,
                                            Backend<float>&, const float*);
 template physics::ErrorNorms error_against(const physics::Formula&, const Grid3&, double,

@@ -18,9 +18,31 @@ struct RunResult {
   std::optional<physics::ErrorNorms> error;
 };
 
+// What a run reports to an observer (the snapshot pipeline): the state after step 0 (the
+// initial or restarted field), after every step, and at the end. u is backend memory,
+// valid only during the call.
+template <class T>
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void on_start(long step, double t, Backend<T>& backend, const T* u) = 0;
+  virtual void on_step(long step, double t, Backend<T>& backend, const T* u) = 0;
+  virtual void on_end(long step, double t, Backend<T>& backend, const T* u) = 0;
+};
+
+// Where a restarted run continues: the step count and time of a checkpoint and its field
+// (host memory, grid.size() values).
+template <class T>
+struct HeatStart {
+  long step = 0;
+  double t = 0;
+  const T* u = nullptr;
+};
+
 template <class T>
 RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
-                   bool interactive);
+                   bool interactive, RunObserver<T>* observer = nullptr,
+                   const HeatStart<T>* start = nullptr);
 
 // Errors of a backend field against the exact formula at time t.
 template <class T>

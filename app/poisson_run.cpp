@@ -14,7 +14,7 @@ namespace adi3d::app {
 
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
-                          Backend<T>& backend, bool interactive) {
+                          Backend<T>& backend, bool interactive, RunObserver<T>* observer) {
   const Grid3& grid = problem.diffusion.grid;
   Array<T> u = backend.allocate(grid.size());
   {
@@ -42,11 +42,13 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (problem.exact) result.error = error_against(*problem.exact, grid, 0.0, backend, u.data());
+  if (observer) observer->on_end(result.report.iterations, 0.0, backend, u.data());
   return result;
 }
 
-template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool);
+template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool,
+                                   RunObserver<float>*);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&,
-                                   bool);
+                                   bool, RunObserver<double>*);
 
 }  // namespace adi3d::app

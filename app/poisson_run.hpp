@@ -1,6 +1,7 @@
 #pragma once
 // The Poisson solve: initial guess, ADI iteration with progress, errors against the exact
 // solution when the deck gives one.
+#include "app/heat_run.hpp"
 #include "app/problem_setup.hpp"
 #include "physics/error_norms.hpp"
 #include "solvers/backend.hpp"
@@ -16,8 +17,9 @@ struct PoissonResult {
   std::optional<physics::ErrorNorms> error;
 };
 
+// The observer (snapshot pipeline) sees the converged field once, as its end state.
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
-                          Backend<T>& backend, bool interactive);
+                          Backend<T>& backend, bool interactive, RunObserver<T>* observer = nullptr);
 
 }  // namespace adi3d::app

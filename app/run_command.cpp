@@ -7,13 +7,17 @@
 #include "app/poisson_run.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
+#include "app/snapshot_pipeline.hpp"
+#include "io/checkpoint.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <type_traits>
 
 namespace adi3d::app {
 namespace {
@@ -29,11 +33,22 @@ void print_errors(const std::optional<physics::ErrorNorms>& error, nlohmann::jso
 
 template <class T>
 int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
-         bool interactive, nlohmann::json& summary) {
+         bool interactive, nlohmann::json& summary, const io::CheckpointState* restart) {
   std::printf("  heat: dt = %g, t_end = %g, theta = %g, %ld steps\n", config.dt, config.t_end,
               config.theta, step_count(config.t_end, config.dt));
+  std::optional<HeatStart<T>> start;
+  if (restart) {
+    start = HeatStart<T>{restart->step, restart->time, nullptr};
+    if constexpr (std::is_same_v<T, float>) start->u = restart->u.f32.data();
+    else start->u = restart->u.f64.data();
+    std::printf("  restart from step %ld (t = %.17g)\n", restart->step, restart->time);
+  }
+  std::unique_ptr<SnapshotPipeline<T>> outputs;
+  if (config.output.hdf5 || config.output.vtk || config.output.checkpoint_every > 0)
+    outputs = SnapshotPipeline<T>::for_run(config, problem,
+                                           restart ? std::optional<long>(restart->step) : std::nullopt);
   std::fflush(stdout);
-  const RunResult r = run_heat(config, problem, backend, interactive);
+  const RunResult r = run_heat(config, problem, backend, interactive, outputs.get(), start ? &*start : nullptr);
   const double rate =
       r.wall_seconds > 0 ? static_cast<double>(r.points) * static_cast<double>(r.steps) / r.wall_seconds : 0;
   std::printf("summary\n");
@@ -45,6 +60,10 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
                   {"wall_seconds", r.wall_seconds},
                   {"points_steps_per_second", rate}});
   print_errors(r.error, summary);
+  if (outputs) {
+    for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
+    summary["outputs"] = outputs->outputs();
+  }
   return kExitOk;
 }
 
@@ -53,17 +72,22 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
             bool interactive, nlohmann::json& summary) {
   std::printf("  poisson: tol = %g, max_iter = %ld\n", config.tolerance(), config.max_iter);
   std::fflush(stdout);
-  const PoissonResult r = run_poisson(config, problem, backend, interactive);
+  std::unique_ptr<SnapshotPipeline<T>> outputs;
+  if (config.output.hdf5 || config.output.vtk) outputs = SnapshotPipeline<T>::for_run(config, problem);
+  const PoissonResult r = run_poisson(config, problem, backend, interactive, outputs.get());
   const PoissonReport& p = r.report;
   std::printf("summary\n");
   std::printf("  iterations   %ld (%s), ADI cycle of %zu parameters, lambda in [%.3g, %.3g]\n",
-              p.iterations, p.converged ? "converged" : "NOT converged", p.taus.size(), p.lambda_min,
+              p.iterations, p.converged ? "converged" : p.stagnated ? "NOT converged, stagnated" : "NOT converged",
+              p.taus.size(), p.lambda_min,
               p.lambda_max);
   std::printf("  residual     %.3e relative to the initial guess's\n", p.relative_residual);
+  // At most a dozen entries, evenly spread; the JSON summary has them all.
   std::printf("  history     ");
-  for (std::size_t k = 0; k < p.history.size(); k += p.taus.size())
-    std::printf(" %zu:%.1e", k + 1, p.history[k]);
-  std::printf(" %zu:%.1e\n", p.history.size(), p.history.empty() ? 0.0 : p.history.back());
+  const std::size_t stride = std::max<std::size_t>(p.taus.size(), (p.history.size() + 11) / 12);
+  for (std::size_t k = 0; k + 1 < p.history.size(); k += stride) std::printf(" %zu:%.1e", k + 1, p.history[k]);
+  if (!p.history.empty()) std::printf(" %zu:%.1e", p.history.size(), p.history.back());
+  std::printf("\n");
   if (p.source_shift != 0)
     std::printf("  compatibility  removed %.3e from f (discretisation mismatch of the data)\n", p.source_shift);
   std::printf("  wall time    %s (%.3g s)\n", format_duration(r.wall_seconds).c_str(), r.wall_seconds);
@@ -76,17 +100,22 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                   {"wall_seconds", r.wall_seconds}});
   print_errors(r.error, summary);
   if (!p.converged) {
-    std::fprintf(stderr,
-                 "adi3d: error: Poisson iteration did not reach solver.tol = %g in solver.max_iter = %ld "
-                 "iterations (relative residual %.3e); raise solver.max_iter or check the data\n",
-                 config.tolerance(), config.max_iter, p.relative_residual);
+    const std::string why =
+        p.stagnated ? fmt::format("stagnated at relative residual {:.3e} after {} iterations, above solver.tol = "
+                                  "{:g} (the rounding floor of the precision?)",
+                                  p.relative_residual, p.iterations, config.tolerance())
+                    : fmt::format("did not reach solver.tol = {:g} in solver.max_iter = {} iterations (relative "
+                                  "residual {:.3e}); raise solver.max_iter or check the data",
+                                  config.tolerance(), config.max_iter, p.relative_residual);
+    std::fprintf(stderr, "adi3d: error: Poisson iteration %s\n", why.c_str());
     return kExitRuntime;
   }
   return kExitOk;
 }
 
 template <class T>
-int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactive) {
+int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactive,
+              const io::CheckpointState* restart) {
   ProblemSetup<T> problem = setup_problem<T>(deck, config);
   prepare_output_dir(deck, config.output.dir);
 
@@ -104,7 +133,7 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
                             {"precision", io::to_string(config.precision)},
                             {"grid", {g.n[0], g.n[1], g.n[2]}}};
   const int code = config.problem == io::ProblemType::heat
-                       ? heat(config, problem, *backend, interactive, summary)
+                       ? heat(config, problem, *backend, interactive, summary, restart)
                        : poisson(config, problem, *backend, interactive, summary);
   const std::string path = (std::filesystem::path(config.output.dir) / "summary.json").string();
   write_file_atomically(path, summary.dump(2) + "\n");
@@ -127,8 +156,29 @@ int run_command(const std::vector<std::string>& args) {
     const io::Deck deck = io::Deck::load(parsed->deck, parsed->overrides);
     const io::RunConfig config = io::read_run_config(deck);
     const bool interactive = !parsed->quiet && Progress::stderr_is_terminal();
-    return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive)
-                                                  : run_typed<float>(deck, config, interactive);
+    // A restart is checked against the deck before anything is written.
+    std::optional<io::CheckpointState> restart;
+    if (!parsed->restart.empty()) {
+      if (config.problem != io::ProblemType::heat)
+        throw io::CheckpointError(parsed->restart + ": --restart continues heat runs only");
+      restart = io::read_checkpoint(parsed->restart);
+      const std::string differs = io::checkpoint_mismatch(*restart, config.grid, config.precision);
+      if (!differs.empty()) throw io::CheckpointError(parsed->restart + ": cannot restart: " + differs);
+      // The step count must still mean time: the checkpoint has to lie on this deck's dt.
+      const long steps = step_count(config.t_end, config.dt);
+      const double expected_t =
+          restart->step == steps ? config.t_end : static_cast<double>(restart->step) * config.dt;
+      if (restart->step > steps || std::abs(restart->time - expected_t) > 1e-9 * std::max(1.0, expected_t))
+        throw io::CheckpointError(fmt::format("{}: cannot restart: step {} at t = {} in the checkpoint does "
+                                              "not lie on time.dt = {} of the deck",
+                                              parsed->restart, restart->step, restart->time, config.dt));
+    }
+    const io::CheckpointState* from = restart ? &*restart : nullptr;
+    return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive, from)
+                                                  : run_typed<float>(deck, config, interactive, from);
+  } catch (const io::CheckpointError& e) {
+    std::fprintf(stderr, "adi3d: %s\n", e.what());
+    return kExitUsage;
   } catch (const io::DeckError& e) {
     std::fprintf(stderr, "adi3d: %s\n", e.what());
     return kExitUsage;

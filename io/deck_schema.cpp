@@ -30,6 +30,11 @@ const std::vector<KeySpec>& deck_schema() {
       {"output.dir", false, "output", "directory for results (created if absent)"},
       {"output.every", false, "0", "write a snapshot every N steps (0: only the final state)"},
       {"output.formats", false, "none", "any of: hdf5 vtk; or none"},
+      {"output.interval", false, "0", "write a snapshot every T of simulated time (instead of output.every)"},
+      {"output.precision", false, "same", "float (float32 fields, for large grids) or same (the run's)"},
+      {"output.fields", false, "u error alpha", "any of: u error alpha (error needs check.exact, alpha a "
+       "variable diffusivity); default: those available"},
+      {"output.checkpoint_every", false, "0", "write OUTPUT_DIR/checkpoint.h5 every N steps (0: never)"},
       {"check.exact", false, "", "exact solution, formula in x,y,z,t: errors are reported"},
   };
   return keys;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace adi3d::io {
@@ -84,6 +85,37 @@ DiffusivityConfig read_diffusivity(const Deck& deck) {
   return d;
 }
 
+// output.interval, output.precision, output.fields, output.checkpoint_every.
+void read_output_extras(const Deck& deck, RunConfig& c) {
+  OutputConfig& o = c.output;
+  o.interval = deck.query_double("output.interval").value_or(0);
+  if (o.interval < 0) deck.fail("output.interval", "must be >= 0");
+  if (o.interval > 0 && o.every > 0)
+    deck.fail("output.interval", "give output.every (steps) or output.interval (time), not both");
+  o.single = choose<bool>(deck, "output.precision", "same", {{"same", false}, {"float", true}});
+  o.checkpoint_every = deck.query_int("output.checkpoint_every").value_or(0);
+  if (o.checkpoint_every < 0) deck.fail("output.checkpoint_every", "must be >= 0");
+  const bool variable_alpha = c.diffusivity.kind != DiffusivityConfig::Kind::constant;
+  if (!deck.has("output.fields")) {
+    o.fields = {"u"};
+    if (c.exact) o.fields.push_back("error");
+    if (variable_alpha) o.fields.push_back("alpha");
+    return;
+  }
+  std::istringstream words(deck.get_string("output.fields"));
+  for (std::string word; words >> word;) {
+    if (word != "u" && word != "error" && word != "alpha")
+      deck.fail("output.fields", "unknown field '" + word + "'; expected any of: u error alpha");
+    if (word == "error" && !c.exact) deck.fail("output.fields", "'error' needs check.exact in the deck");
+    if (word == "alpha" && !variable_alpha)
+      deck.fail("output.fields", "'alpha' needs a variable material.diffusivity (formula or hdf5)");
+    if (std::find(o.fields.begin(), o.fields.end(), word) != o.fields.end())
+      deck.fail("output.fields", "'" + word + "' is listed twice");
+    o.fields.push_back(word);
+  }
+  if (o.fields.empty()) deck.fail("output.fields", "name at least one of: u error alpha");
+}
+
 }  // namespace
 
 RunConfig read_run_config(const Deck& deck) {
@@ -144,6 +176,10 @@ RunConfig read_run_config(const Deck& deck) {
   if (c.device < 0) deck.fail("solver.device", "must be >= 0");
   c.tol = deck.query_double("solver.tol").value_or(0);
   if (deck.has("solver.tol") && !(c.tol > 0 && c.tol < 1)) deck.fail("solver.tol", "must lie in (0, 1)");
+  // Float residuals stall near 1e-7 relative: a smaller target can only burn iterations.
+  if (c.problem == ProblemType::poisson && c.precision == Precision::f32 && deck.has("solver.tol") && c.tol < 1e-6)
+    deck.fail("solver.tol", "is below what float arithmetic reaches (about 1e-6); use solver.tol >= 1e-6 "
+                            "or solver.precision = double");
   c.max_iter = deck.query_int("solver.max_iter").value_or(1000);
   if (c.max_iter < 1) deck.fail("solver.max_iter", "must be >= 1");
   c.adi_cycle = static_cast<int>(deck.query_int("solver.cycle").value_or(0));
@@ -162,6 +198,7 @@ RunConfig read_run_config(const Deck& deck) {
     else if (word != "none")
       deck.fail("output.formats", "unknown format '" + word + "'; expected any of: hdf5 vtk, or none");
   }
+  read_output_extras(deck, c);
   return c;
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace adi3d::io {
 
@@ -36,8 +37,12 @@ struct DiffusivityConfig {
 struct OutputConfig {
   std::string dir = "output";
   long every = 0;
+  double interval = 0;  // snapshot cadence in simulated time; 0: by steps (every)
   bool hdf5 = false;
   bool vtk = false;
+  bool single = false;              // output.precision = float
+  std::vector<std::string> fields;  // resolved: u, error, alpha
+  long checkpoint_every = 0;
 };
 
 struct RunConfig {

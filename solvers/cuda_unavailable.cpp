@@ -16,3 +16,16 @@ template std::unique_ptr<Backend<float>> make_cuda_backend<float>(int);
 template std::unique_ptr<Backend<double>> make_cuda_backend<double>(int);
 
 }  // namespace adi3d
+
+#include "solvers/cuda/gpu_bench.hpp"
+
+namespace adi3d::cuda {
+
+template <class T>
+std::vector<OpTiming> time_backend_ops(int, int) {
+  throw BackendUnavailable("GPU benchmarks need the CUDA backend (-DADI3D_CUDA=ON)");
+}
+template std::vector<OpTiming> time_backend_ops<float>(int, int);
+template std::vector<OpTiming> time_backend_ops<double>(int, int);
+
+}  // namespace adi3d::cuda

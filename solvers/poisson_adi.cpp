@@ -162,6 +162,16 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
       report.converged = true;
       break;
     }
+    // Rounding floor: three whole cycles without a 10% gain cannot be fixed by iterating.
+    const std::size_t window = 3 * report.taus.size();
+    if (report.history.size() > window) {
+      const auto recent = report.history.end() - static_cast<std::ptrdiff_t>(window);
+      const double before = *std::min_element(report.history.begin(), recent);
+      if (*std::min_element(recent, report.history.end()) > 0.9 * before) {
+        report.stagnated = true;
+        break;
+      }
+    }
   }
 
   if (singular) {

@@ -109,6 +109,7 @@ class CudaBackend final : public Backend<T> {
   void synchronize() override;
 
   const CudaPolicy& policy() const { return policy_; }
+  cudaStream_t stream() const { return stream_; }  // for timing with events (bench)
   void set_policy(const CudaPolicy& p) { policy_ = p; }
 
  private:

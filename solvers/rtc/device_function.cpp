@@ -34,7 +34,10 @@ extern "C" __global__ void sample_grid(real* out, int nx, int ny, int nz, double
   if (i >= nx) return;
   for (int k = blockIdx.z; k < nz; k += gridDim.z)
     for (int j = blockIdx.y; j < ny; j += gridDim.y) {
-      const double x = x0 + i * hx, y = y0 + j * hy, z = z0 + k * hz;
+      // Rounded exactly like the host's lo + i*h (no FMA contraction), so a formula with a
+      // discontinuity at a node picks the same side on both.
+      const double x = __dadd_rn(x0, __dmul_rn(i, hx)), y = __dadd_rn(y0, __dmul_rn(j, hy)),
+                   z = __dadd_rn(z0, __dmul_rn(k, hz));
       out[i + (size_t)nx * (j + (size_t)ny * k)] = (real)()" + expression + R"();
     }
 }
@@ -46,8 +49,8 @@ extern "C" __global__ void sample_face(real* out, int nu, int nv, int axis, int 
   for (int b = blockIdx.y; b < nv; b += gridDim.y) {
     double p[3];
     p[axis] = normal;
-    p[ua] = u0 + a * hu;
-    p[va] = v0 + b * hv;
+    p[ua] = __dadd_rn(u0, __dmul_rn(a, hu));
+    p[va] = __dadd_rn(v0, __dmul_rn(b, hv));
     const double x = p[0], y = p[1], z = p[2];
     out[a + (size_t)nu * b] = (real)()" + expression + R"();
   }

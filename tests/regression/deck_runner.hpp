@@ -1,5 +1,5 @@
 #pragma once
-// Runs an example deck from inputs/ with overrides, in process, on the CPU backend, and
+// Runs an example deck from inputs/ with overrides, in process, on the CPU (or CUDA) backend, and
 // returns its errors against the deck's exact solution.
 #include "app/heat_run.hpp"
 #include "app/poisson_run.hpp"
@@ -13,12 +13,14 @@
 namespace adi3d::test {
 
 template <class T = double>
-physics::ErrorNorms run_example(const std::string& deck_name, std::vector<std::string> overrides) {
-  overrides.push_back("solver.backend=cpu");
+physics::ErrorNorms run_example(const std::string& deck_name, std::vector<std::string> overrides,
+                                BackendKind kind = BackendKind::cpu) {
+  overrides.push_back(kind == BackendKind::cpu ? "solver.backend=cpu" : "solver.backend=cuda");
   const io::Deck deck = io::Deck::load(std::string(ADI3D_SOURCE_DIR) + "/inputs/" + deck_name, overrides);
   const io::RunConfig config = io::read_run_config(deck);
   const app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config);
-  auto backend = make_cpu_backend<T>();
+  std::unique_ptr<Backend<T>> backend =
+      kind == BackendKind::cpu ? make_cpu_backend<T>() : make_cuda_backend<T>(0);
   std::optional<physics::ErrorNorms> error;
   if (config.problem == io::ProblemType::heat) {
     error = app::run_heat(config, problem, *backend, false).error;

@@ -1,0 +1,173 @@
+#include "app/snapshot_pipeline.hpp"
+
+#include "app/commands.hpp"
+#include "io/checkpoint.hpp"
+#include "io/hdf5_snapshots.hpp"
+#include "io/vtk_snapshots.hpp"
+#include "physics/grid_functions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <type_traits>
+
+namespace adi3d::app {
+namespace {
+
+// A field in the output precision: float32 when asked (output.precision = float) or when
+// the run is in float, float64 otherwise.
+template <class T>
+io::FieldBuffer to_field(const std::string& name, const T* values, std::size_t n, bool single) {
+  io::FieldBuffer f;
+  f.name = name;
+  f.single = single || std::is_same_v<T, float>;
+  if (f.single)
+    f.f32.assign(values, values + n);
+  else
+    f.f64.assign(values, values + n);
+  return f;
+}
+
+bool has(const std::vector<std::string>& v, const char* name) {
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<SnapshotPipeline<T>> SnapshotPipeline<T>::for_run(const io::RunConfig& config,
+                                                                  const ProblemSetup<T>& problem,
+                                                                  std::optional<long> resume_step) {
+  io::SeriesInfo info;
+  info.grid = config.grid;
+  info.dir = config.output.dir;
+  info.deck_text = config.deck_text;
+  info.version = "adi3d " + version_string();
+  info.problem = io::to_string(config.problem);
+  std::vector<std::unique_ptr<io::SnapshotWriter>> writers;
+  if (config.output.hdf5) writers.push_back(std::make_unique<io::Hdf5SeriesWriter>(info, resume_step));
+  if (config.output.vtk) writers.push_back(io::make_vtk_series_writer(info, resume_step));
+  return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value());
+}
+
+template <class T>
+SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const ProblemSetup<T>& problem,
+                                      std::vector<std::unique_ptr<io::SnapshotWriter>> writers, bool resumed,
+                                      std::size_t queue_depth)
+    : config_(config), grid_(config.grid), resumed_(resumed), queue_(queue_depth) {
+  for (auto& w : writers) writers_.push_back(std::move(w));
+  const std::vector<std::string>& fields = config.output.fields;
+  want_u_ = fields.empty() || has(fields, "u");
+  want_error_ = has(fields, "error") && problem.exact;
+  if (want_error_) exact_ = std::make_shared<physics::Formula>(problem.exact->text());
+  if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty())
+    alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", problem.diffusion.alpha_field.data(),
+                                                        problem.diffusion.alpha_field.size(), config.output.single));
+}
+
+template <class T>
+SnapshotPipeline<T>::~SnapshotPipeline() = default;
+
+template <class T>
+std::shared_ptr<std::vector<T>> SnapshotPipeline<T>::download(Backend<T>& backend, const T* u) {
+  // The one synchronous part: the device-to-host copy into a buffer the job then owns.
+  auto host = std::make_shared<std::vector<T>>(grid_.size());
+  backend.download(u, host->data(), host->size());
+  return host;
+}
+
+template <class T>
+void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, const T* u) {
+  queue_.check();
+  last_snapshot_step_ = step;
+  if (writers_.empty()) return;
+  std::shared_ptr<std::vector<T>> host = download(backend, u);
+  ++snapshots_;
+  // Everything below runs on the writer thread: conversion, the error field, the files.
+  queue_.push([this, host, step, t] {
+    io::Snapshot s;
+    s.step = step;
+    s.time = t;
+    const bool single = config_.output.single;
+    if (want_u_) s.fields.push_back(to_field("u", host->data(), host->size(), single));
+    if (exact_) {
+      std::vector<double> e(host->size());
+      physics::sample_grid(*exact_, grid_, t, e.data());
+      double sum_squares = 0, max_abs = 0;
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        e[i] = static_cast<double>((*host)[i]) - e[i];
+        sum_squares += e[i] * e[i];
+        max_abs = std::max(max_abs, std::abs(e[i]));
+      }
+      s.has_error_norms = true;
+      s.error_l2 = std::sqrt(sum_squares / static_cast<double>(e.size()));
+      s.error_max = max_abs;
+      if (want_error_) s.fields.push_back(to_field<double>("error", e.data(), e.size(), single || std::is_same_v<T, float>));
+    }
+    if (alpha_) s.fields.push_back(*alpha_);
+    for (const auto& w : writers_) w->write(s);
+  });
+}
+
+template <class T>
+void SnapshotPipeline<T>::checkpoint(long step, double t, Backend<T>& backend, const T* u) {
+  queue_.check();
+  std::shared_ptr<std::vector<T>> host = download(backend, u);
+  ++checkpoints_;
+  queue_.push([this, host, step, t] {
+    io::CheckpointState state;
+    state.grid = grid_;
+    state.precision = std::is_same_v<T, float> ? io::Precision::f32 : io::Precision::f64;
+    state.step = step;
+    state.time = t;
+    state.deck_text = config_.deck_text;
+    state.version = "adi3d " + version_string();
+    state.u = to_field("u", host->data(), host->size(), false);  // the run's precision, always
+    io::write_checkpoint((std::filesystem::path(config_.output.dir) / "checkpoint.h5").string(), state);
+  });
+}
+
+template <class T>
+void SnapshotPipeline<T>::finish() {
+  queue_.drain();
+}
+
+template <class T>
+void SnapshotPipeline<T>::on_start(long step, double t, Backend<T>& backend, const T* u) {
+  const double interval = config_.output.interval;
+  if (interval > 0) next_time_ = (std::floor(t / interval * (1 + 1e-12)) + 1) * interval;
+  // The initial state opens a series with a cadence; a restart continues one instead.
+  if (!resumed_ && (config_.output.every > 0 || interval > 0)) snapshot(step, t, backend, u);
+}
+
+template <class T>
+void SnapshotPipeline<T>::on_step(long step, double t, Backend<T>& backend, const T* u) {
+  const io::OutputConfig& o = config_.output;
+  bool due = o.every > 0 && step % o.every == 0;
+  if (o.interval > 0 && t >= next_time_ * (1 - 1e-12)) {
+    due = true;
+    while (next_time_ <= t * (1 + 1e-12)) next_time_ += o.interval;
+  }
+  if (due) snapshot(step, t, backend, u);
+  if (o.checkpoint_every > 0 && step % o.checkpoint_every == 0) checkpoint(step, t, backend, u);
+}
+
+template <class T>
+void SnapshotPipeline<T>::on_end(long step, double t, Backend<T>& backend, const T* u) {
+  if (last_snapshot_step_ != step) snapshot(step, t, backend, u);
+  finish();
+}
+
+template <class T>
+std::vector<std::string> SnapshotPipeline<T>::outputs() const {
+  std::vector<std::string> out;
+  for (const auto& w : writers_) out.push_back(w->description());
+  if (checkpoints_ > 0)
+    out.push_back((std::filesystem::path(config_.output.dir) / "checkpoint.h5").string());
+  return out;
+}
+
+template class SnapshotPipeline<float>;
+template class SnapshotPipeline<double>;
+
+}  // namespace adi3d::app

@@ -1,0 +1,66 @@
+#include "io/snapshot_queue.hpp"
+
+namespace adi3d::io {
+
+WriterQueue::WriterQueue(std::size_t depth) : depth_(depth == 0 ? 1 : depth), thread_([this] { run(); }) {}
+
+WriterQueue::~WriterQueue() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void WriterQueue::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+    if (jobs_.empty()) return;  // stop_ and nothing left
+    std::function<void()> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    busy_ = true;
+    const bool failed = static_cast<bool>(error_);
+    lock.unlock();
+    changed_.notify_all();  // a slot is free: a waiting push() may go on while this job runs
+    std::exception_ptr error;
+    if (!failed) {
+      try {
+        job();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    job = nullptr;  // free the job's buffers before taking the next one
+    lock.lock();
+    busy_ = false;
+    if (error && !error_) error_ = error;
+    changed_.notify_all();
+  }
+}
+
+void WriterQueue::rethrow_locked(std::unique_lock<std::mutex>&) {
+  if (error_) std::rethrow_exception(error_);
+}
+
+void WriterQueue::check() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  rethrow_locked(lock);
+}
+
+void WriterQueue::push(std::function<void()> job) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [this] { return error_ || jobs_.size() < depth_; });
+  rethrow_locked(lock);
+  jobs_.push_back(std::move(job));
+  changed_.notify_all();
+}
+
+void WriterQueue::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+  rethrow_locked(lock);
+}
+
+}  // namespace adi3d::io

@@ -1,0 +1,129 @@
+// Event-timed runs of the CUDA backend's operations (see gpu_bench.hpp).
+#include "solvers/cuda/cuda_backend.cuh"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/gpu_bench.hpp"
+#include "solvers/douglas_step.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+namespace adi3d::cuda {
+namespace {
+
+template <class T>
+class ZeroForcing final : public Forcing<T> {
+ public:
+  bool has_source() const override { return false; }
+  bool source_depends_on_time() const override { return false; }
+  void source(double, T*) const override {}
+  bool boundary_depends_on_time(int) const override { return false; }
+  bool boundary_is_zero(int) const override { return true; }
+  void boundary(int, double, T*) const override {}
+};
+
+// Median of `repetitions` event-timed calls after two warm-up calls.
+double median_ms(cudaStream_t stream, int repetitions, const std::function<void()>& op) {
+  cudaEvent_t start, stop;
+  ADI3D_CUDA_CHECK(cudaEventCreate(&start));
+  ADI3D_CUDA_CHECK(cudaEventCreate(&stop));
+  op();
+  op();
+  std::vector<double> times;
+  for (int r = 0; r < repetitions; ++r) {
+    ADI3D_CUDA_CHECK(cudaEventRecord(start, stream));
+    op();
+    ADI3D_CUDA_CHECK(cudaEventRecord(stop, stream));
+    ADI3D_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  ADI3D_CUDA_CHECK(cudaEventDestroy(start));
+  ADI3D_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+template <class T>
+std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
+  CudaBackend<T> backend(0);
+  cudaStream_t stream = backend.stream();
+  Diffusion<T> d;
+  for (int a = 0; a < 3; ++a) {
+    d.grid.n[a] = n;
+    d.grid.h[a] = 1.0 / (n - 1);
+  }
+  const std::size_t points = d.grid.size();
+  const double field_bytes = static_cast<double>(points) * sizeof(T);
+  std::vector<T> host(points);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> dist(0.5, 1.5);
+  for (T& v : host) v = static_cast<T>(dist(rng));
+  Array<T> u = backend.allocate(points), r = backend.allocate(points), copy = backend.allocate(points);
+  backend.upload(host.data(), u.data(), points);
+  backend.upload(host.data(), r.data(), points);
+  const OperatorView<T> op = make_operator_view(d, nullptr);
+  const T tau = static_cast<T>(0.5 * d.grid.h[0]);
+  std::vector<OpTiming> out;
+
+  out.push_back({"copy", "cudaMemcpyAsync D2D", median_ms(stream, repetitions, [&] {
+                   ADI3D_CUDA_CHECK(cudaMemcpyAsync(copy.data(), u.data(), points * sizeof(T),
+                                                    cudaMemcpyDeviceToDevice, stream));
+                 }),
+                 2 * field_bytes});
+
+  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil, StencilVariant::zpencil_smem,
+                           StencilVariant::shuffle}) {
+    CudaPolicy p = backend.policy();
+    p.stencil = v;
+    backend.set_policy(p);
+    out.push_back({"stencil", to_string(v), median_ms(stream, repetitions, [&] {
+                     backend.operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
+                   }),
+                   2 * field_bytes});
+  }
+  backend.set_policy(CudaPolicy{});
+
+  // Solves run in place on r; values stay bounded because (I - tau A)^{-1} is a contraction.
+  for (XSolveVariant v : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas}) {
+    CudaPolicy p{};
+    p.x_solve = v;
+    p.constant_coefficients = false;
+    backend.set_policy(p);
+    out.push_back({"solve_x", to_string(v), median_ms(stream, repetitions, [&] {
+                     backend.solve_lines(op, 0, tau, r.data());
+                   }),
+                   2 * field_bytes});
+  }
+  for (int axis = 1; axis < 3; ++axis) {
+    for (bool constant : {true, false}) {
+      CudaPolicy p{};
+      p.constant_coefficients = constant;
+      backend.set_policy(p);
+      out.push_back({axis == 1 ? "solve_y" : "solve_z",
+                     constant ? "thomas, shared factors" : "thomas, generated rows",
+                     median_ms(stream, repetitions, [&] { backend.solve_lines(op, axis, tau, r.data()); }),
+                     2 * field_bytes});
+    }
+  }
+  backend.set_policy(CudaPolicy{});
+
+  ZeroForcing<T> forcing;
+  DouglasStepper<T> stepper(backend, d, forcing, 0.5);
+  double t = 0;
+  // Unfused step: rhs (2 arrays), three in-place solves (2 each), update (3).
+  out.push_back({"douglas_step", "unfused (rhs, 3 solves, axpy)", median_ms(stream, repetitions, [&] {
+                   stepper.step(u.data(), t, 2 * tau);
+                   t += 2 * tau;
+                 }),
+                 11 * field_bytes});
+  return out;
+}
+
+template std::vector<OpTiming> time_backend_ops<float>(int, int);
+template std::vector<OpTiming> time_backend_ops<double>(int, int);
+
+}  // namespace adi3d::cuda

@@ -1,0 +1,57 @@
+// The analytic regression decks on the CUDA backend: errors against the exact solutions
+// agree with the CPU double run (the discretisation error dominates, so float and double
+// GPU runs land on the same error to within the precision's rounding).
+#include "tests/regression/deck_runner.hpp"
+
+#include <gtest/gtest.h>
+
+namespace adi3d::test {
+namespace {
+
+struct DeckCase {
+  const char* deck;
+  std::vector<std::string> sets;
+};
+
+void PrintTo(const DeckCase& c, std::ostream* os) { *os << c.deck; }
+
+class CudaRegression : public ::testing::TestWithParam<DeckCase> {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+TEST_P(CudaRegression, ErrorsMatchTheCpuDoubleRun) {
+  const DeckCase& c = GetParam();
+  const physics::ErrorNorms cpu = run_example<double>(c.deck, c.sets, BackendKind::cpu);
+  const physics::ErrorNorms gpu_double = run_example<double>(c.deck, c.sets, BackendKind::cuda);
+  std::vector<std::string> float_sets = c.sets;
+  float_sets.push_back("solver.precision=float");
+  float_sets.push_back("solver.tol=1e-5");  // the decks ask for double's 1e-8 or less
+  const physics::ErrorNorms gpu_float = run_example<float>(c.deck, float_sets, BackendKind::cuda);
+  EXPECT_NEAR(gpu_double.l2, cpu.l2, 1e-6 * cpu.l2 + 1e-12) << c.deck;
+  EXPECT_NEAR(gpu_double.max, cpu.max, 1e-6 * cpu.max + 1e-12) << c.deck;
+  // float: rounding of O(1e-7) per step accumulates over the run; the errors here are
+  // 1e-5..1e-3, so a 2% band separates a correct float run from a wrong one.
+  EXPECT_NEAR(gpu_float.l2, cpu.l2, 0.02 * cpu.l2 + 2e-6) << c.deck;
+  EXPECT_NEAR(gpu_float.max, cpu.max, 0.02 * cpu.max + 5e-6) << c.deck;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Decks, CudaRegression,
+    ::testing::Values(DeckCase{"heat_sine.ini", {"grid.n=33", "time.t_end=0.04", "time.dt=0.002"}},
+                      DeckCase{"heat_anisotropic.ini", {"grid.n=33"}},
+                      DeckCase{"heat_manufactured.ini", {"grid.n=33 49 17"}},
+                      DeckCase{"heat_time_order.ini", {}},
+                      DeckCase{"heat_neumann.ini", {"grid.n=33"}},
+                      DeckCase{"heat_periodic.ini", {"grid.n=32 32 33"}},
+                      DeckCase{"heat_mixed.ini", {"grid.n=33 32 33"}},
+                      DeckCase{"heat_variable_alpha.ini", {"grid.n=33"}},
+                      DeckCase{"poisson_dirichlet.ini", {"grid.n=33"}},
+                      DeckCase{"poisson_neumann.ini", {"grid.n=33"}},
+                      DeckCase{"poisson_periodic.ini", {"grid.n=32"}},
+                      DeckCase{"slab_two_layer.ini", {}}));
+
+}  // namespace
+}  // namespace adi3d::test
