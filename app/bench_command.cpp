@@ -1,7 +1,7 @@
 // adi3d bench KIND [--sizes ...] [--repetitions N] [--json FILE]
 #include "app/bench.hpp"
 #include "app/commands.hpp"
-#include "app/output_dir.hpp"
+#include "io/snapshot_files.hpp"
 
 #include <boost/program_options.hpp>
 #include <unistd.h>
@@ -26,7 +26,7 @@ void write_bench_json(const BenchOptions& options, const std::string& benchmark,
                         {"version", version_string()},
                         {"command", options.command_line}};
   out.update(payload);
-  write_file_atomically(options.json_path, out.dump(2) + "\n");
+  io::write_text_atomically(options.json_path, out.dump(2) + "\n");
 }
 
 int bench_command(const std::vector<std::string>& args) {

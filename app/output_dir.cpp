@@ -25,23 +25,4 @@ void prepare_output_dir(const io::Deck& deck, const std::string& dir) {
   std::remove(probe.c_str());
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-  const bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size() &&
-                  std::fflush(f) == 0 && fsync(fileno(f)) == 0;
-  const int err = errno;
-  std::fclose(f);
-  if (!ok) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rename_err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot rename into place: {}", path, std::strerror(rename_err)));
-  }
-}
-
 }  // namespace adi3d::app

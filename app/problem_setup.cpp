@@ -1,5 +1,6 @@
 #include "app/problem_setup.hpp"
 
+#include "io/field_input.hpp"
 #include "physics/grid_functions.hpp"
 
 #include <fmt/format.h>
@@ -35,8 +36,20 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config)
                                                         "diffusivity must be positive", v));
       break;
     }
-    case io::DiffusivityConfig::Kind::hdf5:
-      deck.fail("material.diffusivity", "reading diffusivity from HDF5 is not supported yet");
+    case io::DiffusivityConfig::Kind::hdf5: {
+      std::vector<double> values;
+      try {
+        values = io::read_grid_dataset(config.diffusivity.file, config.diffusivity.dataset, config.grid);
+      } catch (const std::exception& e) {
+        deck.fail("material.diffusivity", e.what());
+      }
+      s.diffusion.alpha_field.assign(values.begin(), values.end());
+      for (std::size_t p = 0; p < values.size(); ++p)
+        if (!(values[p] > 0))
+          deck.fail("material.diffusivity", fmt::format("the dataset holds {} at node {} (x fastest); "
+                                                        "diffusivity must be positive", values[p], p));
+      break;
+    }
   }
 
   // A steady problem's data cannot depend on time.

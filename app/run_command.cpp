@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "app/heat_run.hpp"
 #include "app/output_dir.hpp"
+#include "io/snapshot_files.hpp"
 #include "app/poisson_run.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
@@ -136,7 +137,7 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
                        ? heat(config, problem, *backend, interactive, summary, restart)
                        : poisson(config, problem, *backend, interactive, summary);
   const std::string path = (std::filesystem::path(config.output.dir) / "summary.json").string();
-  write_file_atomically(path, summary.dump(2) + "\n");
+  io::write_text_atomically(path, summary.dump(2) + "\n");
   std::printf("  summary      %s\n", path.c_str());
   return code;
 }

@@ -1,0 +1,17 @@
+#include "io/field_input.hpp"
+
+#include "io/hdf5_handles.hpp"
+
+namespace adi3d::io {
+
+std::vector<double> read_grid_dataset(const std::string& file, const std::string& dataset, const Grid3& grid) {
+  h5::Hdf5Lock lock;
+  h5::Handle handle = h5::open_file(file, false);
+  if (!h5::has_link(handle, dataset, file)) throw OutputError(file + ": no dataset '" + dataset + "'");
+  h5::dataset_float_size(handle, dataset, file);  // throws unless floating point
+  std::vector<double> values;
+  h5::read_field(handle, dataset, grid, false, nullptr, &values, file);
+  return values;
+}
+
+}  // namespace adi3d::io
