@@ -83,8 +83,10 @@ DeviceFunction<T>::DeviceFunction(const std::string& expression, int device) : m
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "adi3d_formula.cu", 0, nullptr, nullptr),
               "nvrtcCreateProgram");
   const std::string arch = "--gpu-architecture=sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  const char* options[] = {arch.c_str(), "--std=c++17"};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 2, options);
+  // No FMA contraction: the host evaluates with separate roundings, and a formula with a
+  // discontinuity (rint, comparisons) must pick the same side at a node on both.
+  const char* options[] = {arch.c_str(), "--std=c++17", "--fmad=false"};
+  const nvrtcResult compiled = nvrtcCompileProgram(program, 3, options);
   if (compiled != NVRTC_SUCCESS) {
     std::size_t size = 0;
     nvrtcGetProgramLogSize(program, &size);

@@ -32,10 +32,15 @@ TEST_P(CudaRegression, ErrorsMatchTheCpuDoubleRun) {
   const physics::ErrorNorms gpu_float = run_example<float>(c.deck, float_sets, BackendKind::cuda);
   EXPECT_NEAR(gpu_double.l2, cpu.l2, 1e-6 * cpu.l2 + 1e-12) << c.deck;
   EXPECT_NEAR(gpu_double.max, cpu.max, 1e-6 * cpu.max + 1e-12) << c.deck;
-  // float: rounding of O(1e-7) per step accumulates over the run; the errors here are
-  // 1e-5..1e-3, so a 2% band separates a correct float run from a wrong one.
-  EXPECT_NEAR(gpu_float.l2, cpu.l2, 0.02 * cpu.l2 + 2e-6) << c.deck;
-  EXPECT_NEAR(gpu_float.max, cpu.max, 0.02 * cpu.max + 5e-6) << c.deck;
+  // float: rounding of O(1e-7) per step accumulates over a heat run; the errors here are
+  // 1e-5..1e-3, so a 2% band separates a correct float run from a wrong one. A Poisson
+  // solve stops at relative residual 1e-5 (float cannot go much lower: 2e-6..5e-6 is
+  // its floor on these decks), which leaves an algebraic error of a few percent of the
+  // discretisation error (3.4% measured on poisson_dirichlet), hence 5% there.
+  const bool steady = std::string(c.deck).rfind("poisson", 0) == 0;
+  const double band = steady ? 0.05 : 0.02;
+  EXPECT_NEAR(gpu_float.l2, cpu.l2, band * cpu.l2 + 2e-6) << c.deck;
+  EXPECT_NEAR(gpu_float.max, cpu.max, band * cpu.max + 5e-6) << c.deck;
 }
 
 INSTANTIATE_TEST_SUITE_P(

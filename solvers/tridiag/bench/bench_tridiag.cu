@@ -1,0 +1,380 @@
+// adi3d_bench_tridiag: the paper's workloads (count x n) through our multi-stage solver
+// (default, static and tuned policies) and cuSPARSE (gtsv2StridedBatch, gtsv2_nopivot) in
+// one process, and the CPU solver against LAPACK dgtsv on a subset. Each row: median time
+// of >= 10 runs after warm-up (CUDA events), Gpoints/s, percent of the device-to-device
+// copy bandwidth measured in this run (floor: 4 arrays read + 1 written per equation) and
+// the relative residual ||Ax-d||/||d|| in double. JSON with --json FILE.
+//
+// usage: adi3d_bench_tridiag [--json FILE] [--reps N] [--precision float|double|both]
+//                            [--tune FILE] [--tuning FILE] [--no-cpu] [--quick]
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/tridiag/tridiag.hpp"
+#include "solvers/tridiag/tridiag_random.cuh"
+#include "solvers/tridiag/tuning_file.hpp"
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" void dgtsv_(const int* n, const int* nrhs, double* dl, double* d, double* du, double* b,
+                       const int* ldb, int* info);
+
+namespace {
+
+using namespace adi3d::tridiag;
+using nlohmann::json;
+
+#define CUSPARSE_CHECK(expr)                                                                       \
+  do {                                                                                             \
+    const cusparseStatus_t st_ = (expr);                                                           \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                            \
+      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + #expr + \
+                               " failed: " + cusparseGetErrorString(st_));                         \
+  } while (0)
+
+struct Workload {
+  const char* name;
+  long count;
+  long n;
+  bool cpu;  // also run the CPU solver and LAPACK
+};
+
+// Owning device buffer.
+struct DevBuf {
+  void* p = nullptr;
+  explicit DevBuf(std::size_t bytes) { ADI3D_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(bytes, 1))); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  ~DevBuf() { cudaFree(p); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+struct Events {
+  cudaEvent_t e0, e1;
+  Events() {
+    ADI3D_CUDA_CHECK(cudaEventCreate(&e0));
+    ADI3D_CUDA_CHECK(cudaEventCreate(&e1));
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  ~Events() {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median time (ms) of fn over reps runs after warm-up; reset() runs before each (untimed).
+double time_gpu(const std::function<void()>& reset, const std::function<void()>& fn, int reps) {
+  Events ev;
+  std::vector<double> ts;
+  for (int r = -3; r < reps; ++r) {
+    reset();
+    ADI3D_CUDA_CHECK(cudaEventRecord(ev.e0));
+    fn();
+    ADI3D_CUDA_CHECK(cudaEventRecord(ev.e1));
+    ADI3D_CUDA_CHECK(cudaEventSynchronize(ev.e1));
+    float ms = 0;
+    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.e0, ev.e1));
+    if (r >= 0) ts.push_back(ms);
+  }
+  return median(ts);
+}
+
+double copy_bandwidth_gbs(int reps) {
+  const std::size_t bytes = 1ull << 30;
+  DevBuf src(bytes), dst(bytes);
+  ADI3D_CUDA_CHECK(cudaMemset(src.p, 1, bytes));
+  const double ms = time_gpu([] {}, [&] { ADI3D_CUDA_CHECK(cudaMemcpyAsync(dst.p, src.p, bytes, cudaMemcpyDeviceToDevice)); },
+                             reps);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;  // read + write
+}
+
+// Zeroes a[first row] and c[last row] of every contiguous system (cuSPARSE requires it;
+// ours ignores them).
+template <class T>
+__global__ void k_zero_corners(T* a, T* c, long n, long count) {
+  const long s = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (s < count) {
+    a[s * n] = T(0);
+    c[s * n + n - 1] = T(0);
+  }
+}
+
+template <class T>
+struct Cusparse;
+template <>
+struct Cusparse<float> {
+  static constexpr auto strided_size = cusparseSgtsv2StridedBatch_bufferSizeExt;
+  static constexpr auto strided = cusparseSgtsv2StridedBatch;
+  static constexpr auto nopivot_size = cusparseSgtsv2_nopivot_bufferSizeExt;
+  static constexpr auto nopivot = cusparseSgtsv2_nopivot;
+};
+template <>
+struct Cusparse<double> {
+  static constexpr auto strided_size = cusparseDgtsv2StridedBatch_bufferSizeExt;
+  static constexpr auto strided = cusparseDgtsv2StridedBatch;
+  static constexpr auto nopivot_size = cusparseDgtsv2_nopivot_bufferSizeExt;
+  static constexpr auto nopivot = cusparseDgtsv2_nopivot;
+};
+
+struct Context {
+  std::string device;
+  double copy_gbs = 0;
+  int reps = 15;
+  bool cpu = true;
+  json rows = json::array();
+  cusparseHandle_t sparse = nullptr;
+  std::optional<TridiagPolicy> tuned_f, tuned_d;
+};
+
+template <class T>
+const char* prec() {
+  return sizeof(T) == 4 ? "float" : "double";
+}
+
+void add_row(Context& ctx, const Workload& w, const char* precision, const std::string& solver, double ms,
+             double bytes, double resid, const std::string& policy) {
+  const double pts = static_cast<double>(w.count) * static_cast<double>(w.n);
+  const double gbs = bytes / (ms * 1e-3) / 1e9;
+  json r{{"workload", w.name},   {"count", w.count},
+         {"n", w.n},             {"precision", precision},
+         {"solver", solver},     {"time_ms", ms},
+         {"gpoints_per_s", pts / (ms * 1e-3) / 1e9},
+         {"effective_gbs", gbs}, {"pct_copy_bw", 100.0 * gbs / ctx.copy_gbs},
+         {"rel_residual", resid}};
+  if (!policy.empty()) r["policy"] = policy;
+  ctx.rows.push_back(r);
+  std::printf("%-10s %-6s %-24s %10.4f ms %8.3f Gpt/s %6.1f%% copy  resid %.2e\n", w.name, precision,
+              solver.c_str(), ms, pts / (ms * 1e-3) / 1e9, 100.0 * gbs / ctx.copy_gbs, resid);
+  std::fflush(stdout);
+}
+
+template <class T>
+void run_gpu(Context& ctx, const Workload& w) {
+  const long total = w.count * w.n;
+  const std::size_t bytes = static_cast<std::size_t>(total) * sizeof(T);
+  DevBuf a(bytes), b(bytes), c(bytes), d0(bytes), x(bytes);
+  detail::fill_random(a.as<T>(), b.as<T>(), c.as<T>(), d0.as<T>(), total, 0x5eed + static_cast<std::uint64_t>(total));
+  k_zero_corners<<<static_cast<unsigned>((w.count + 255) / 256), 256>>>(a.as<T>(), c.as<T>(), w.n, w.count);
+  ADI3D_CUDA_LAUNCH_CHECK();
+  ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
+  const TridiagBatch<T> bt{a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), w.n, w.count, Layout::contiguous, false};
+  const double floor_bytes = 5.0 * static_cast<double>(bytes);
+  auto reset = [&] { ADI3D_CUDA_CHECK(cudaMemcpyAsync(x.p, d0.p, bytes, cudaMemcpyDeviceToDevice)); };
+  auto ours = [&](const std::string& label, const TridiagPolicy& p) {
+    const double ms = time_gpu(reset, [&] { solve_cuda(bt, p, nullptr); }, ctx.reps);
+    reset();
+    solve_cuda(bt, p, nullptr);
+    const double r = detail::relative_residual(bt, x.as<T>(), d0.as<T>());
+    add_row(ctx, w, prec<T>(), label, ms, floor_bytes, r, to_string(p));
+  };
+  ours("ours-default", default_policy());
+  ours("ours-static", static_policy<T>(w.n, w.count, Layout::contiguous));
+  const std::optional<TridiagPolicy>& tuned = sizeof(T) == 4 ? ctx.tuned_f : ctx.tuned_d;
+  if (tuned) ours("ours-tuned", *tuned);
+
+  // cuSPARSE gtsv2StridedBatch (batched, no pivoting, CR+PCR).
+  {
+    std::size_t buf_bytes = 0;
+    CUSPARSE_CHECK(Cusparse<T>::strided_size(ctx.sparse, static_cast<int>(w.n), a.as<T>(), b.as<T>(), c.as<T>(),
+                                             x.as<T>(), static_cast<int>(w.count), static_cast<int>(w.n), &buf_bytes));
+    DevBuf buf(buf_bytes);
+    auto run = [&] {
+      CUSPARSE_CHECK(Cusparse<T>::strided(ctx.sparse, static_cast<int>(w.n), a.as<T>(), b.as<T>(), c.as<T>(),
+                                          x.as<T>(), static_cast<int>(w.count), static_cast<int>(w.n), buf.p));
+    };
+    const double ms = time_gpu(reset, run, ctx.reps);
+    reset();
+    run();
+    const double r = detail::relative_residual(bt, x.as<T>(), d0.as<T>());
+    add_row(ctx, w, prec<T>(), "cusparse-gtsv2StridedBatch", ms, floor_bytes, r, "");
+  }
+  // cuSPARSE gtsv2_nopivot for single systems (one right-hand side).
+  if (w.count == 1) {
+    std::size_t buf_bytes = 0;
+    const int n = static_cast<int>(w.n);
+    CUSPARSE_CHECK(Cusparse<T>::nopivot_size(ctx.sparse, n, 1, a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), n,
+                                             &buf_bytes));
+    DevBuf buf(buf_bytes);
+    auto run = [&] {
+      CUSPARSE_CHECK(Cusparse<T>::nopivot(ctx.sparse, n, 1, a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), n, buf.p));
+    };
+    const double ms = time_gpu(reset, run, ctx.reps);
+    reset();
+    run();
+    const double r = detail::relative_residual(bt, x.as<T>(), d0.as<T>());
+    add_row(ctx, w, prec<T>(), "cusparse-gtsv2_nopivot", ms, floor_bytes, r, "");
+  }
+
+  if (!ctx.cpu || !w.cpu) return;
+  // CPU: our OpenMP solver and LAPACK dgtsv (OpenMP over systems), host timers.
+  std::vector<T> ha(static_cast<std::size_t>(total)), hb(ha.size()), hc(ha.size()), hd0(ha.size()), hx(ha.size());
+  ADI3D_CUDA_CHECK(cudaMemcpy(ha.data(), a.p, bytes, cudaMemcpyDeviceToHost));
+  ADI3D_CUDA_CHECK(cudaMemcpy(hb.data(), b.p, bytes, cudaMemcpyDeviceToHost));
+  ADI3D_CUDA_CHECK(cudaMemcpy(hc.data(), c.p, bytes, cudaMemcpyDeviceToHost));
+  ADI3D_CUDA_CHECK(cudaMemcpy(hd0.data(), d0.p, bytes, cudaMemcpyDeviceToHost));
+  auto host_time = [&](const std::function<void()>& reset_h, const std::function<void()>& fn) {
+    std::vector<double> ts;
+    for (int r = -1; r < std::max(10, ctx.reps / 2); ++r) {
+      reset_h();
+      const auto t0 = std::chrono::steady_clock::now();
+      fn();
+      const auto t1 = std::chrono::steady_clock::now();
+      if (r >= 0) ts.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return median(ts);
+  };
+  auto host_resid = [&]() {
+    ADI3D_CUDA_CHECK(cudaMemcpy(x.p, hx.data(), bytes, cudaMemcpyHostToDevice));
+    return detail::relative_residual(bt, x.as<T>(), d0.as<T>());
+  };
+  {
+    const TridiagBatch<T> hbt{ha.data(), hb.data(), hc.data(), hx.data(), w.n, w.count, Layout::contiguous, false};
+    const double ms = host_time([&] { hx = hd0; }, [&] { solve_cpu(hbt); });
+    add_row(ctx, w, prec<T>(), "cpu-ours-openmp", ms, floor_bytes, host_resid(), "");
+  }
+  if constexpr (sizeof(T) == 8) {
+    std::vector<double> dl(ha.size()), dd(ha.size()), du(ha.size());
+    const double ms = host_time(
+        [&] {
+          dl = ha;
+          dd = hb;
+          du = hc;
+          hx = hd0;
+        },
+        [&] {
+          const int n = static_cast<int>(w.n), nrhs = 1;
+#pragma omp parallel for schedule(static)
+          for (long s = 0; s < w.count; ++s) {
+            int info = 0;
+            const std::size_t o = static_cast<std::size_t>(s * w.n);
+            // dgtsv: dl holds the n-1 sub-diagonal entries a[1..n-1].
+            dgtsv_(&n, &nrhs, dl.data() + o + 1, dd.data() + o, du.data() + o, hx.data() + o, &n, &info);
+          }
+        });
+    add_row(ctx, w, prec<T>(), "cpu-lapack-dgtsv", ms, floor_bytes, host_resid(), "");
+  }
+}
+
+template <class T>
+TridiagPolicy do_tune(const std::vector<Workload>& ws) {
+  std::vector<TuneCase> cases;
+  for (const Workload& w : ws) cases.push_back(TuneCase{w.n, w.count, Layout::contiguous});
+  const TuneResult r = tune<T>(cases, false);
+  std::printf("tuned %s over %zu workloads: %d candidates, %.3f ms (static %.3f ms): %s\n", prec<T>(), cases.size(),
+              r.candidates, r.best_ms, r.static_ms, to_string(r.policy).c_str());
+  return r.policy;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Context ctx;
+    std::string json_path, tune_path, tuning_path, precision = "both";
+    bool quick = false;
+    std::string command;
+    for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--json") json_path = next();
+      else if (arg == "--reps") ctx.reps = std::max(10, std::stoi(next()));
+      else if (arg == "--precision") precision = next();
+      else if (arg == "--tune") tune_path = next();
+      else if (arg == "--tuning") tuning_path = next();
+      else if (arg == "--no-cpu") ctx.cpu = false;
+      else if (arg == "--quick") quick = true;
+      else throw std::invalid_argument("unknown option " + arg +
+                                       " (valid: --json FILE --reps N --precision float|double|both --tune FILE "
+                                       "--tuning FILE --no-cpu --quick)");
+    }
+    if (precision != "float" && precision != "double" && precision != "both")
+      throw std::invalid_argument("--precision must be float, double or both");
+    if (!cuda_available()) throw std::runtime_error("no CUDA device");
+    cudaDeviceProp prop{};
+    ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    ctx.device = prop.name;
+    CUSPARSE_CHECK(cusparseCreate(&ctx.sparse));
+    ctx.copy_gbs = copy_bandwidth_gbs(ctx.reps);
+    std::printf("device %s, %d SMs; device-to-device copy %.1f GB/s (read+write)\n", prop.name,
+                prop.multiProcessorCount, ctx.copy_gbs);
+
+    std::vector<Workload> ws = {
+        {"1Kx1K", 1024, 1024, true},          {"4Kx4K", 4096, 4096, false},
+        {"512^2x512", 512L * 512, 512, false}, {"2^20x64", 1L << 20, 64, false},
+        {"1x2^21", 1, 1L << 21, true},         {"1x2^24", 1, 1L << 24, false},
+        {"1x2^26", 1, 1L << 26, false}};
+    if (quick) ws = {{"1Kx1K", 1024, 1024, true}, {"1x2^21", 1, 1L << 21, true}};
+
+    if (!tuning_path.empty()) {
+      for (const TuningEntry& e : read_tuning_file(tuning_path))
+        if (e.device == ctx.device) (e.precision == "float" ? ctx.tuned_f : ctx.tuned_d) = e.policy;
+    }
+    std::vector<TuningEntry> entries;
+    if (!tune_path.empty()) entries = read_tuning_file(tune_path);
+    auto tune_one = [&](auto tag) {
+      using T = decltype(tag);
+      const TridiagPolicy p = do_tune<T>(ws);
+      (sizeof(T) == 4 ? ctx.tuned_f : ctx.tuned_d) = p;
+      upsert(entries, TuningEntry{ctx.device, prec<T>(), p, "tuned by adi3d_bench_tridiag on " + utc_now()});
+    };
+    const bool do_f = precision != "double", do_d = precision != "float";
+    if (!tune_path.empty()) {
+      if (do_f) tune_one(float{});
+      if (do_d) tune_one(double{});
+      write_tuning_file(tune_path, entries);
+    }
+    for (const Workload& w : ws) {
+      if (do_f) run_gpu<float>(ctx, w);
+      if (do_d) run_gpu<double>(ctx, w);
+    }
+    cusparseDestroy(ctx.sparse);
+    if (!json_path.empty()) {
+      json out{{"date", utc_now()},
+               {"device", ctx.device},
+               {"sms", prop.multiProcessorCount},
+               {"command", command},
+               {"copy_bandwidth_gbs", ctx.copy_gbs},
+               {"bytes_floor", "5 arrays per equation (a, b, c, d read; x written)"},
+               {"timing", "median of >= 10 runs after 3 warm-up runs, CUDA events; d restored before each run, untimed"},
+               {"rows", ctx.rows}};
+      std::ofstream f(json_path);
+      f << out.dump(2) << "\n";
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "adi3d_bench_tridiag: %s\n", e.what());
+    return 1;
+  }
+}

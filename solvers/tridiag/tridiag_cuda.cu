@@ -1,0 +1,493 @@
+// Host side of the multi-stage CUDA tridiagonal solver: policy sanitising, stage dispatch
+// (paper Fig. 1), stream-ordered workspace, the static guess, the dynamic search and
+// policy_for(). The kernels and their byte counts are in tridiag_kernels.cuh.
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/tridiag/tridiag.hpp"
+#include "solvers/tridiag/tridiag_kernels.cuh"
+#include "solvers/tridiag/tridiag_random.cuh"
+#include "solvers/tridiag/tuning_file.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace adi3d::tridiag {
+
+namespace {
+
+using detail::Coeffs;
+using detail::OutCoeffs;
+using detail::View;
+
+struct DeviceInfo {
+  std::string name;
+  int sms = 1;
+  std::size_t smem_optin = 48 * 1024;
+  int regs_per_sm = 65536;
+  int max_threads_per_sm = 2048;
+};
+
+const DeviceInfo& device_info() {
+  static std::mutex mu;
+  static std::map<int, DeviceInfo> cache;
+  int dev = 0;
+  ADI3D_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(dev);
+  if (it != cache.end()) return it->second;
+  cudaDeviceProp prop{};
+  ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  DeviceInfo info;
+  info.name = prop.name;
+  info.sms = prop.multiProcessorCount;
+  info.smem_optin = prop.sharedMemPerBlockOptin;
+  info.regs_per_sm = prop.regsPerMultiprocessor;
+  info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  // Workspace is stream-ordered; keep freed pool memory cached so repeated solves do not
+  // return it to the driver at every synchronisation.
+  cudaMemPool_t pool;
+  ADI3D_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+  std::uint64_t threshold = UINT64_MAX;
+  ADI3D_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  return cache.emplace(dev, info).first->second;
+}
+
+long pow2_floor(long x) {
+  long p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+long pow2_ceil(long x) {
+  long p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+// Temporary device memory for one solve, allocated and freed in stream order.
+class Workspace {
+ public:
+  explicit Workspace(cudaStream_t st) : st_(st) {}
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  ~Workspace() {
+    for (void* p : ptrs_) static_cast<void>(cudaFreeAsync(p, st_));  // destructor: no throw
+  }
+  template <class T>
+  T* get(long n) {
+    void* p = nullptr;
+    ADI3D_CUDA_CHECK(cudaMallocAsync(&p, static_cast<std::size_t>(std::max(1L, n)) * sizeof(T), st_));
+    ptrs_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+ private:
+  cudaStream_t st_;
+  std::vector<void*> ptrs_;
+};
+
+unsigned grid_for(long total, int threads, int sms) {
+  const long want = (total + threads - 1) / threads;
+  return static_cast<unsigned>(std::max(1L, std::min(want, static_cast<long>(sms) * 32)));
+}
+
+template <class T>
+TridiagPolicy sanitise(TridiagPolicy p, const DeviceInfo& info) {
+  p.pcr_thomas_switch = static_cast<int>(pow2_floor(std::clamp(p.pcr_thomas_switch, 1, 1024)));
+  p.split_chunk = std::clamp(p.split_chunk, 4, 128);
+  p.block_threads = std::clamp(p.block_threads / 32 * 32, 32, 1024);
+  p.stage1_min_systems = std::max(1L, p.stage1_min_systems);
+  p.interleaved_thread_min = std::max(1L, p.interleaved_thread_min);
+  // One subsystem of the base kernel must fit the opt-in shared memory (6 arrays).
+  const long smem_rows =
+      static_cast<long>((info.smem_optin - detail::kPcrThomasStaticSmem) / (6 * sizeof(T)));
+  p.base_size = std::min(p.base_size, smem_rows);
+  // Partition splitting needs chunks of >= 2 rows in every system it cuts; it cuts only
+  // systems longer than base_size.
+  p.base_size = std::max(p.base_size, 2L * p.split_chunk);
+  if (p.base_size > smem_rows) {
+    p.split_chunk = static_cast<int>(std::max(4L, smem_rows / 2));
+    p.base_size = smem_rows;
+  }
+  return p;
+}
+
+template <class T>
+class Solver {
+ public:
+  Solver(const TridiagPolicy& p, cudaStream_t st)
+      : info_(device_info()), pol_(sanitise<T>(p, info_)), st_(st), ws_(st) {}
+
+  void solve_batch(const TridiagBatch<T>& bt) {
+    const View v = top_view(bt);
+    if (!bt.cyclic) {
+      solve(Coeffs<T>{bt.a, bt.b, bt.c, bt.d}, bt.d, v);
+      return;
+    }
+    if (bt.n == 1) {
+      detail::k_cyclic_single<<<grid_for(bt.count, 256, info_.sms * 1024), 256, 0, st_>>>(
+          Coeffs<T>{bt.a, bt.b, bt.c, bt.d}, bt.d, bt.count);
+      ADI3D_CUDA_LAUNCH_CHECK();
+      return;
+    }
+    // Sherman-Morrison around the non-cyclic solver: A = T' + u v^T with T' the matrix
+    // without corners and a modified first/last diagonal; two solves with T', then a
+    // rank-one correction per system.
+    const long total = bt.n * bt.count;
+    T* bb = ws_.get<T>(total);
+    T* z = ws_.get<T>(total);
+    T* f = ws_.get<T>(bt.count);
+    const Coeffs<T> orig{bt.a, bt.b, bt.c, bt.d};
+    const int th = pol_.block_threads;
+    detail::k_cyclic_prepare<<<grid_for(total, th, info_.sms), th, 0, st_>>>(orig, bb, z, v);
+    ADI3D_CUDA_LAUNCH_CHECK();
+    solve(Coeffs<T>{bt.a, bb, bt.c, bt.d}, bt.d, v);
+    solve(Coeffs<T>{bt.a, bb, bt.c, z}, z, v);
+    detail::k_cyclic_factor<<<grid_for(bt.count, th, info_.sms * 1024), th, 0, st_>>>(orig, bt.d, z, f, v);
+    ADI3D_CUDA_LAUNCH_CHECK();
+    detail::k_cyclic_correct<<<grid_for(total, th, info_.sms), th, 0, st_>>>(bt.d, z, f, v);
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
+
+ private:
+  static View top_view(const TridiagBatch<T>& bt) {
+    if (bt.layout == Layout::contiguous || bt.count == 1) return View{bt.count, bt.n, 1, 1, bt.n};
+    return View{bt.count, 1, bt.count, 1, bt.n};
+  }
+
+  // Elements spanned by a view's parents (the size of a workspace array indexed like it).
+  static long extent(const View& v) { return v.J == 1 ? v.parents * v.P : v.L0 * v.J; }
+
+  // Paper Fig. 1: stage 1 while there are too few systems, stage 2 until subsystems fit
+  // the base size, then the base kernel. x is indexed like src.
+  void solve(Coeffs<T> src, T* x, View v) {
+    const long L = v.max_len();
+    if (v.J != 1 && v.K == 1 && v.parents >= pol_.interleaved_thread_min) {
+      base_thread_thomas(src, x, v);
+    } else if (L <= pol_.base_size) {
+      if (v.K > 1 && pol_.base == BaseKernel::thread_thomas)
+        base_thread_thomas(src, x, v);
+      else
+        base_pcr_thomas(src, x, v);
+    } else if (v.num() >= pol_.stage1_min_systems) {
+      stage2(src, x, v, nullptr);
+    } else if (pol_.stage1 == Stage1Method::partition && v.K == 1) {
+      stage1_partition(src, x, v);
+    } else {
+      stage1_pcr(src, x, v);
+    }
+  }
+
+  void stage1_partition(Coeffs<T> src, T* x, View v) {
+    const int m = pol_.split_chunk;
+    const long n = v.L0, Pc = n / m, nr = 2 * Pc;
+    const long ext = extent(v);
+    T* alpha = ws_.get<T>(ext);
+    T* gamma = ws_.get<T>(ext);
+    T* ra = ws_.get<T>(v.parents * nr);
+    T* rb = ws_.get<T>(v.parents * nr);
+    T* rc = ws_.get<T>(v.parents * nr);
+    T* rd = ws_.get<T>(v.parents * nr);
+    if (v.J == 1) {
+      const int stride = detail::partition_stride(m);
+      const std::size_t per_warp = 4 * static_cast<std::size_t>(stride) * sizeof(T);
+      const int warps = static_cast<int>(std::clamp<std::size_t>(info_.smem_optin / per_warp, 1, 4));
+      const long total_warps = v.parents * ((Pc + 31) / 32);
+      const long blocks = (total_warps + warps - 1) / warps;
+      const std::size_t smem = per_warp * warps;
+      allow_smem(detail::k_partition_reduce<T>, info_.smem_optin);
+      detail::k_partition_reduce<T><<<static_cast<unsigned>(blocks), warps * 32, smem, st_>>>(
+          src, alpha, gamma, x, ra, rb, rc, rd, v.parents, n, m);
+    } else {
+      const int th = pol_.block_threads;
+      const long total = v.parents * Pc;
+      detail::k_partition_reduce_strided<T><<<static_cast<unsigned>((total + th - 1) / th), th, 0, st_>>>(
+          src, alpha, gamma, x, ra, rb, rc, rd, v, m);
+    }
+    ADI3D_CUDA_LAUNCH_CHECK();
+    // The interface system: 2 rows per chunk, contiguous, solved by the whole solver.
+    solve(Coeffs<T>{ra, rb, rc, rd}, rd, View{v.parents, nr, 1, 1, nr});
+    const int th = pol_.block_threads;
+    detail::k_partition_substitute<T><<<grid_for(v.parents * n, th, info_.sms), th, 0, st_>>>(
+        alpha, gamma, x, rd, x, v, m);
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
+
+  // Paper stage 1: grid-wide PCR halvings (one launch each) until there are enough
+  // subsystems for stage 2 or they fit the base size.
+  void stage1_pcr(Coeffs<T> src, T* x, View v) {
+    const long ext = extent(v);
+    OutCoeffs<T> buf[2];
+    for (auto& b : buf) b = OutCoeffs<T>{ws_.get<T>(ext), ws_.get<T>(ext), ws_.get<T>(ext)};
+    int cur = 0;
+    const int th = pol_.block_threads;
+    while (v.num() < pol_.stage1_min_systems && v.max_len() > pol_.base_size) {
+      detail::k_pcr_step_global<T><<<grid_for(v.parents * v.L0, th, info_.sms), th, 0, st_>>>(src, buf[cur], v);
+      ADI3D_CUDA_LAUNCH_CHECK();
+      src = Coeffs<T>{buf[cur].a, nullptr, buf[cur].c, buf[cur].d};
+      cur ^= 1;
+      v.K *= 2;
+    }
+    if (v.max_len() <= pol_.base_size) {
+      solve(src, x, v);
+    } else {
+      stage2(src, x, v, buf);
+    }
+  }
+
+  // Paper stage 2: one block per subsystem halves it until it fits the base size.
+  void stage2(Coeffs<T> src, T* x, View v, OutCoeffs<T>* bufs) {
+    int steps = 0;
+    while ((v.max_len() + (1L << steps) - 1) / (1L << steps) > pol_.base_size) ++steps;
+    OutCoeffs<T> b0, b1;
+    const long ext = extent(v);
+    if (bufs && src.b == nullptr) {
+      // src is one of the stage-1 buffers: ping-pong between the other one and itself.
+      b0 = (src.a == bufs[0].a) ? bufs[1] : bufs[0];
+      b1 = OutCoeffs<T>{const_cast<T*>(src.a), const_cast<T*>(src.c), const_cast<T*>(src.d)};
+    } else {
+      b0 = OutCoeffs<T>{ws_.get<T>(ext), ws_.get<T>(ext), ws_.get<T>(ext)};
+      b1 = OutCoeffs<T>{ws_.get<T>(ext), ws_.get<T>(ext), ws_.get<T>(ext)};
+    }
+    detail::k_pcr_split_block<T><<<static_cast<unsigned>(v.num()), 1024, 0, st_>>>(src, b0, b1, v, steps);
+    ADI3D_CUDA_LAUNCH_CHECK();
+    const OutCoeffs<T> last = (steps % 2 == 1) ? b0 : b1;
+    v.K <<= steps;
+    const Coeffs<T> split{last.a, nullptr, last.c, last.d};
+    if (pol_.base == BaseKernel::thread_thomas)
+      base_thread_thomas(split, x, v);
+    else
+      base_pcr_thomas(split, x, v);
+  }
+
+  void base_thread_thomas(Coeffs<T> src, T* x, View v) {
+    T* cp = ws_.get<T>(extent(v));
+    const int th = pol_.block_threads;
+    const long nsub = v.num();
+    detail::k_thread_thomas<T><<<static_cast<unsigned>((nsub + th - 1) / th), th, 0, st_>>>(src, x, cp, v);
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
+
+  void base_pcr_thomas(Coeffs<T> src, T* x, View v) {
+    const long lmax = std::max(1L, v.max_len());
+    const int tsw = static_cast<int>(std::min<long>(pol_.pcr_thomas_switch, pow2_ceil(lmax)));
+    const std::size_t per_sys = static_cast<std::size_t>(lmax) * 6 * sizeof(T);
+    const std::size_t smem_avail = info_.smem_optin - detail::kPcrThomasStaticSmem;
+    if (per_sys > smem_avail) throw std::logic_error("tridiag: base subsystem exceeds shared memory");
+    // Aim for two resident blocks per SM, and block_threads threads doing the Thomas part.
+    long spb = std::max(1, pol_.block_threads / tsw);
+    spb = std::min<long>(spb, std::max<std::size_t>(1, (smem_avail / 2) / per_sys));
+    spb = std::min<long>(spb, detail::kMaxSpb);
+    spb = std::min<long>(spb, std::max(1, 1024 / tsw));
+    spb = std::min(spb, v.num());
+    const long thomas_threads = spb * tsw;
+    const long threads = std::min(1024L, std::max(thomas_threads, (std::min(spb * lmax, 512L) + 31) / 32 * 32));
+    const std::size_t smem = per_sys * static_cast<std::size_t>(spb);
+    const long blocks = (v.num() + spb - 1) / spb;
+    allow_smem(detail::k_pcr_thomas<T>, smem_avail);
+    detail::k_pcr_thomas<T><<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads), smem, st_>>>(
+        src, x, v, tsw, static_cast<int>(lmax), static_cast<int>(spb));
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
+
+  template <class K>
+  void allow_smem(K kernel, std::size_t bytes) {
+    // Once per kernel and device: opt in to the device's full shared memory per block.
+    static std::mutex mu;
+    static std::map<std::pair<const void*, int>, bool> done;
+    int dev = 0;
+    ADI3D_CUDA_CHECK(cudaGetDevice(&dev));
+    std::lock_guard<std::mutex> lock(mu);
+    auto key = std::make_pair(reinterpret_cast<const void*>(kernel), dev);
+    if (done.count(key)) return;
+    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+    done[key] = true;
+  }
+
+  const DeviceInfo& info_;
+  TridiagPolicy pol_;
+  cudaStream_t st_;
+  Workspace ws_;
+};
+
+template <class T>
+const char* precision_name() {
+  return sizeof(T) == 4 ? "float" : "double";
+}
+
+}  // namespace
+
+bool cuda_available() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+template <class T>
+void solve_cuda(const TridiagBatch<T>& batch, const TridiagPolicy& policy, void* stream) {
+  if (batch.n < 1 || batch.count < 0) throw std::invalid_argument("tridiag: n must be >= 1 and count >= 0");
+  if (batch.count == 0) return;
+  if (!batch.a || !batch.b || !batch.c || !batch.d) throw std::invalid_argument("tridiag: null coefficient pointer");
+  Solver<T> solver(policy, static_cast<cudaStream_t>(stream));
+  solver.solve_batch(batch);
+}
+
+template <class T>
+TridiagPolicy static_policy(long n, long count, Layout layout) {
+  (void)n;
+  (void)count;
+  (void)layout;
+  const DeviceInfo& info = device_info();
+  TridiagPolicy p;
+  // Base size: the largest power of two of which two subsystems (6 arrays each) share
+  // one SM's opt-in shared memory, so loads of one overlap the solve of the other.
+  p.base_size = pow2_floor(
+      static_cast<long>((info.smem_optin - detail::kPcrThomasStaticSmem) / (2 * 6 * sizeof(T))));
+  // PCR-to-Thomas switch: the paper's static guess ties it to the warp size.
+  p.pcr_thomas_switch = 32;
+  // Stage 1 until every SM has a few stage-2 blocks (paper: 16 on 4-24 SM parts).
+  p.stage1_min_systems = 4L * info.sms;
+  // Chunk: 4 warps of staged chunks per block, two blocks per SM.
+  p.split_chunk = sizeof(T) == 4 ? 32 : 16;
+  // One thread per interleaved system once a quarter of the resident threads are busy.
+  p.interleaved_thread_min = static_cast<long>(info.sms) * info.max_threads_per_sm / 4;
+  p.block_threads = 256;
+  return sanitise<T>(p, info);
+}
+
+template <class T>
+TridiagPolicy policy_for(long n, long count, Layout layout) {
+  const DeviceInfo& info = device_info();
+  if (auto p = tuned_policy(info.name, precision_name<T>())) return sanitise<T>(*p, info);
+  return static_policy<T>(n, count, layout);
+}
+
+namespace {
+
+// Device arrays for one tuning case, RAII.
+template <class T>
+struct CaseData {
+  TridiagBatch<T> bt{};
+  T* d0 = nullptr;
+  std::vector<void*> ptrs;
+  CaseData(const TuneCase& c, std::uint64_t seed) {
+    const long total = c.n * c.count;
+    T* arr[5];
+    for (T*& p : arr) {
+      void* q = nullptr;
+      ADI3D_CUDA_CHECK(cudaMalloc(&q, static_cast<std::size_t>(total) * sizeof(T)));
+      ptrs.push_back(q);
+      p = static_cast<T*>(q);
+    }
+    detail::fill_random(arr[0], arr[1], arr[2], arr[4], total, seed);
+    bt = TridiagBatch<T>{arr[0], arr[1], arr[2], arr[3], c.n, c.count, c.layout, false};
+    d0 = arr[4];
+  }
+  CaseData(const CaseData&) = delete;
+  CaseData& operator=(const CaseData&) = delete;
+  ~CaseData() {
+    for (void* p : ptrs) cudaFree(p);
+  }
+};
+
+template <class T>
+double time_policy(CaseData<T>& cd, const TridiagPolicy& p, int reps) {
+  cudaEvent_t e0, e1;
+  ADI3D_CUDA_CHECK(cudaEventCreate(&e0));
+  ADI3D_CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<float> ts;
+  const std::size_t bytes = static_cast<std::size_t>(cd.bt.n * cd.bt.count) * sizeof(T);
+  try {
+    for (int r = -2; r < reps; ++r) {
+      ADI3D_CUDA_CHECK(cudaMemcpyAsync(cd.bt.d, cd.d0, bytes, cudaMemcpyDeviceToDevice));
+      ADI3D_CUDA_CHECK(cudaEventRecord(e0));
+      solve_cuda(cd.bt, p, nullptr);
+      ADI3D_CUDA_CHECK(cudaEventRecord(e1));
+      ADI3D_CUDA_CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      if (r >= 0) ts.push_back(ms);
+    }
+  } catch (...) {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    throw;
+  }
+  ADI3D_CUDA_CHECK(cudaEventDestroy(e0));
+  ADI3D_CUDA_CHECK(cudaEventDestroy(e1));
+  std::sort(ts.begin(), ts.end());
+  return ts[ts.size() / 2];
+}
+
+}  // namespace
+
+template <class T>
+TuneResult tune(const std::vector<TuneCase>& cases, bool verbose) {
+  if (cases.empty()) throw std::invalid_argument("tridiag::tune: no cases");
+  const DeviceInfo& info = device_info();
+  std::vector<std::unique_ptr<CaseData<T>>> data;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    data.push_back(std::make_unique<CaseData<T>>(cases[i], 1234 + i));
+  TuneResult res;
+  auto cost = [&](const TridiagPolicy& p) {
+    double s = 0;
+    for (auto& d : data) s += time_policy(*d, p, 7);
+    ++res.candidates;
+    return s;
+  };
+  TridiagPolicy best = static_policy<T>(cases.back().n, cases.back().count, cases.back().layout);
+  double best_cost = cost(best);
+  res.static_ms = best_cost;
+  auto try_values = [&](const char* name, auto setter, const auto& values) {
+    for (const auto& val : values) {
+      TridiagPolicy cand = best;
+      setter(cand, val);
+      cand = sanitise<T>(cand, info);
+      const double c = cost(cand);
+      if (verbose) std::fprintf(stderr, "tune %s: %s -> %.4f ms\n", name, to_string(cand).c_str(), c);
+      if (c < best_cost * 0.98) {  // keep only gains above the timing spread
+        best_cost = c;
+        best = cand;
+      }
+    }
+  };
+  // Decoupled order (paper §IV-D): base-kernel parameters first, then the splitting ones.
+  try_values("pcr_thomas_switch", [](TridiagPolicy& p, int v) { p.pcr_thomas_switch = v; },
+             std::vector<int>{4, 8, 16, 32, 64, 128});
+  std::vector<long> bases;
+  for (long b = 256; b * 6 * static_cast<long>(sizeof(T)) <= static_cast<long>(info.smem_optin); b *= 2) bases.push_back(b);
+  try_values("base_size", [](TridiagPolicy& p, long v) { p.base_size = v; }, bases);
+  try_values("base", [](TridiagPolicy& p, BaseKernel v) { p.base = v; },
+             std::vector<BaseKernel>{BaseKernel::pcr_thomas, BaseKernel::thread_thomas});
+  try_values("split_chunk", [](TridiagPolicy& p, int v) { p.split_chunk = v; }, std::vector<int>{8, 16, 32, 64});
+  try_values("stage1", [](TridiagPolicy& p, Stage1Method v) { p.stage1 = v; },
+             std::vector<Stage1Method>{Stage1Method::partition, Stage1Method::pcr});
+  const long sms = info.sms;
+  try_values("stage1_min_systems", [](TridiagPolicy& p, long v) { p.stage1_min_systems = v; },
+             std::vector<long>{sms / 2, sms, 2 * sms, 4 * sms, 8 * sms, 32 * sms});
+  try_values("block_threads", [](TridiagPolicy& p, int v) { p.block_threads = v; }, std::vector<int>{128, 256, 512});
+  res.policy = best;
+  res.best_ms = best_cost;
+  return res;
+}
+
+#define ADI3D_TRIDIAG_INSTANTIATE(T)                                                       \
+  template void solve_cuda<T>(const TridiagBatch<T>&, const TridiagPolicy&, void*);        \
+  template TridiagPolicy static_policy<T>(long, long, Layout);                             \
+  template TridiagPolicy policy_for<T>(long, long, Layout);                                \
+  template TuneResult tune<T>(const std::vector<TuneCase>&, bool);
+
+ADI3D_TRIDIAG_INSTANTIATE(float)
+ADI3D_TRIDIAG_INSTANTIATE(double)
+
+}  // namespace adi3d::tridiag

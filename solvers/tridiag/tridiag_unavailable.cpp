@@ -1,0 +1,45 @@
+// Built when ADI3D_CUDA is OFF: the device entry points exist and say which option builds them.
+#include "solvers/tridiag/tridiag.hpp"
+
+#include <stdexcept>
+
+namespace adi3d::tridiag {
+
+namespace {
+[[noreturn]] void not_compiled() {
+  throw std::runtime_error("tridiag: the CUDA solver was not compiled (configure with -DADI3D_CUDA=ON)");
+}
+}  // namespace
+
+bool cuda_available() { return false; }
+
+template <class T>
+void solve_cuda(const TridiagBatch<T>&, const TridiagPolicy&, void*) {
+  not_compiled();
+}
+
+template <class T>
+TridiagPolicy static_policy(long, long, Layout) {
+  return default_policy();
+}
+
+template <class T>
+TridiagPolicy policy_for(long, long, Layout) {
+  return default_policy();
+}
+
+template <class T>
+TuneResult tune(const std::vector<TuneCase>&, bool) {
+  not_compiled();
+}
+
+#define ADI3D_TRIDIAG_INSTANTIATE(T)                                                \
+  template void solve_cuda<T>(const TridiagBatch<T>&, const TridiagPolicy&, void*); \
+  template TridiagPolicy static_policy<T>(long, long, Layout);                      \
+  template TridiagPolicy policy_for<T>(long, long, Layout);                         \
+  template TuneResult tune<T>(const std::vector<TuneCase>&, bool);
+
+ADI3D_TRIDIAG_INSTANTIATE(float)
+ADI3D_TRIDIAG_INSTANTIATE(double)
+
+}  // namespace adi3d::tridiag

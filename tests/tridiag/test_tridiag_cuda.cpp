@@ -1,0 +1,173 @@
+// solve_cuda against solve_cpu on every stage path of the multi-stage solver: the
+// PCR-Thomas and one-thread-per-system base kernels, stage 1 by partition and by global PCR,
+// stage 2 per-system PCR, cyclic systems; policies force small base sizes so every split
+// runs on modest sizes. Each test skips when no CUDA device is visible.
+#include "tridiag_test_support.hpp"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using adi3d::test::HostBatch;
+using adi3d::tridiag::BaseKernel;
+using adi3d::tridiag::Layout;
+using adi3d::tridiag::Stage1Method;
+using adi3d::tridiag::TridiagPolicy;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+template <class T>
+struct DeviceVec {
+  T* p = nullptr;
+  explicit DeviceVec(const std::vector<T>& h) {
+    check(cudaMalloc(&p, h.size() * sizeof(T)), "cudaMalloc");
+    check(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  }
+  DeviceVec(const DeviceVec&) = delete;
+  DeviceVec& operator=(const DeviceVec&) = delete;
+  ~DeviceVec() { cudaFree(p); }
+};
+
+template <class T>
+class TridiagCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!adi3d::tridiag::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  }
+  void TearDown() override {
+    if (adi3d::tridiag::cuda_available()) {
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+  }
+
+  void compare(long n, long count, Layout layout, bool cyclic, const TridiagPolicy& pol, unsigned seed) {
+    HostBatch<T> hb(n, count, layout, cyclic, seed);
+    DeviceVec<T> a(hb.a), b(hb.b), c(hb.c), d(hb.d);
+    adi3d::tridiag::TridiagBatch<T> dev{a.p, b.p, c.p, d.p, n, count, layout, cyclic};
+    adi3d::tridiag::solve_cuda(dev, pol, nullptr);
+    std::vector<T> x(hb.d.size());
+    check(cudaMemcpy(x.data(), d.p, x.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    adi3d::tridiag::solve_cpu(hb.view());
+    double err = 0, nrm = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      ASSERT_TRUE(std::isfinite(static_cast<double>(x[i]))) << "element " << i;
+      err = std::max(err, std::fabs(static_cast<double>(x[i]) - hb.d[i]));
+      nrm = std::max(nrm, std::fabs(static_cast<double>(hb.d[i])));
+    }
+    const double tol = sizeof(T) == 4 ? 2e-4 : 1e-11;
+    EXPECT_LE(err, tol * std::max(1.0, nrm)) << "n=" << n << " count=" << count << " layout="
+                                            << static_cast<int>(layout) << " cyclic=" << cyclic << " policy "
+                                            << adi3d::tridiag::to_string(pol);
+  }
+};
+
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TridiagCuda, ValueTypes);
+
+TYPED_TEST(TridiagCuda, BasePcrThomasAllSwitches) {
+  unsigned seed = 10;
+  for (int tsw : {1, 4, 32, 128}) {
+    TridiagPolicy p = adi3d::tridiag::default_policy();
+    p.pcr_thomas_switch = tsw;
+    for (long n : {1L, 2L, 3L, 5L, 33L, 100L, 257L, 1000L})
+      for (long count : {1L, 7L, 300L}) this->compare(n, count, Layout::contiguous, false, p, seed++);
+  }
+}
+
+TYPED_TEST(TridiagCuda, InterleavedThreadAndPcrThomas) {
+  unsigned seed = 100;
+  TridiagPolicy thread = adi3d::tridiag::default_policy();
+  thread.interleaved_thread_min = 1;
+  TridiagPolicy smem = adi3d::tridiag::default_policy();
+  smem.interleaved_thread_min = 1L << 40;
+  for (long n : {1L, 2L, 3L, 17L, 200L})
+    for (long count : {2L, 33L, 513L}) {
+      this->compare(n, count, Layout::interleaved, false, thread, seed++);
+      this->compare(n, count, Layout::interleaved, false, smem, seed++);
+    }
+}
+
+TYPED_TEST(TridiagCuda, Stage1Partition) {
+  unsigned seed = 200;
+  for (int chunk : {4, 8, 32}) {
+    TridiagPolicy p = adi3d::tridiag::default_policy();
+    p.stage1 = Stage1Method::partition;
+    p.base_size = 64;
+    p.split_chunk = chunk;
+    p.stage1_min_systems = 1L << 40;
+    for (long n : {65L, 1000L, 5001L, 100003L})
+      for (long count : {1L, 3L}) {
+        this->compare(n, count, Layout::contiguous, false, p, seed++);
+        this->compare(n, count, Layout::interleaved, false, p, seed++);
+      }
+  }
+}
+
+TYPED_TEST(TridiagCuda, Stage1PcrThenStage2) {
+  unsigned seed = 300;
+  for (BaseKernel base : {BaseKernel::pcr_thomas, BaseKernel::thread_thomas}) {
+    TridiagPolicy p = adi3d::tridiag::default_policy();
+    p.stage1 = Stage1Method::pcr;
+    p.base_size = 64;
+    p.stage1_min_systems = 8;
+    p.base = base;
+    for (long n : {65L, 3001L, 20000L})
+      for (long count : {1L, 2L}) {
+        this->compare(n, count, Layout::contiguous, false, p, seed++);
+        this->compare(n, count, Layout::interleaved, false, p, seed++);
+      }
+  }
+}
+
+TYPED_TEST(TridiagCuda, Stage2PerSystemPcr) {
+  unsigned seed = 400;
+  for (BaseKernel base : {BaseKernel::pcr_thomas, BaseKernel::thread_thomas}) {
+    TridiagPolicy p = adi3d::tridiag::default_policy();
+    p.base_size = 64;
+    p.stage1_min_systems = 1;
+    p.base = base;
+    p.interleaved_thread_min = 1L << 40;
+    for (long n : {65L, 1000L, 4099L})
+      for (long count : {1L, 5L}) {
+        this->compare(n, count, Layout::contiguous, false, p, seed++);
+        this->compare(n, count, Layout::interleaved, false, p, seed++);
+      }
+  }
+}
+
+TYPED_TEST(TridiagCuda, CyclicEveryPath) {
+  unsigned seed = 500;
+  TridiagPolicy base = adi3d::tridiag::default_policy();
+  TridiagPolicy part = base;
+  part.base_size = 64;
+  part.split_chunk = 8;
+  part.stage1_min_systems = 1L << 40;
+  TridiagPolicy pcr = part;
+  pcr.stage1 = Stage1Method::pcr;
+  pcr.stage1_min_systems = 4;
+  for (const TridiagPolicy& p : {base, part, pcr})
+    for (long n : {1L, 2L, 3L, 10L, 777L, 3000L})
+      for (long count : {1L, 9L}) {
+        this->compare(n, count, Layout::contiguous, true, p, seed++);
+        this->compare(n, count, Layout::interleaved, true, p, seed++);
+      }
+}
+
+TYPED_TEST(TridiagCuda, StaticAndDefaultPoliciesLargeSystem) {
+  unsigned seed = 600;
+  const TridiagPolicy s = adi3d::tridiag::static_policy<TypeParam>(1 << 20, 1, Layout::contiguous);
+  this->compare(1 << 20, 1, Layout::contiguous, false, s, seed++);
+  this->compare((1 << 20) + 3, 1, Layout::contiguous, false, adi3d::tridiag::default_policy(), seed++);
+  this->compare(4097, 40, Layout::contiguous, false, s, seed++);
+  this->compare(300, 5000, Layout::interleaved, false, s, seed++);
+  this->compare(70000, 3, Layout::interleaved, true, s, seed++);
+}
+
+}  // namespace
