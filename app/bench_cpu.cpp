@@ -19,16 +19,6 @@
 namespace adi3d::app {
 namespace {
 
-class NoForcing final : public Forcing<double> {
- public:
-  bool has_source() const override { return false; }
-  bool source_depends_on_time() const override { return false; }
-  void source(double, double*) const override {}
-  bool boundary_depends_on_time(int) const override { return false; }
-  bool boundary_is_zero(int) const override { return true; }
-  void boundary(int face, double, double* out) const override { (void)face, (void)out; }
-};
-
 struct StepTiming {
   double median_ms;
   std::vector<double> field;  // the result, for the cross-check
@@ -36,7 +26,7 @@ struct StepTiming {
 
 StepTiming time_steps(Backend<double>& backend, const Diffusion<double>& d, const std::vector<double>& u0,
                       int steps) {
-  NoForcing forcing;
+  ZeroForcing<double> forcing;
   DouglasStepper<double> stepper(backend, d, forcing, 0.5);
   Array<double> u = backend.allocate(d.grid.size());
   backend.upload(u0.data(), u.data(), u0.size());

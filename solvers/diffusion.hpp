@@ -46,6 +46,18 @@ class Forcing {
   }
 };
 
+// No source and zero boundary data: benchmarks and homogeneous problems.
+template <class T>
+class ZeroForcing final : public Forcing<T> {
+ public:
+  bool has_source() const override { return false; }
+  bool source_depends_on_time() const override { return false; }
+  void source(double, T*) const override {}
+  bool boundary_depends_on_time(int) const override { return false; }
+  bool boundary_is_zero(int) const override { return true; }
+  void boundary(int, double, T*) const override {}
+};
+
 // An OperatorView over backend memory (alpha_field) for kernels.
 template <class T>
 OperatorView<T> make_operator_view(const Diffusion<T>& d,
