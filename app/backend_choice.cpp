@@ -1,19 +1,41 @@
 #include "app/backend_choice.hpp"
 
+#include "solvers/cuda/cuda_variants.hpp"
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace adi3d::app {
 
+namespace {
+
+std::string gib(std::size_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
+
+}  // namespace
+
 template <class T>
-std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device) {
+std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device, std::size_t device_bytes) {
   if (choice == io::BackendChoice::cpu) return make_cpu_backend<T>();
-  if (choice == io::BackendChoice::cuda) return make_cuda_backend<T>(device);
+  const auto fits = [&] { return cuda_free_bytes(device) >= device_bytes; };
+  if (choice == io::BackendChoice::cuda) {
+    auto backend = make_cuda_backend<T>(device);
+    if (!fits())
+      throw BackendUnavailable(fmt::format("the grid needs about {} on the GPU but device {} has {} free; use "
+                                           "solver.precision = float, a smaller grid or solver.backend = cpu",
+                                           gib(device_bytes), device, gib(cuda_free_bytes(device))));
+    return backend;
+  }
   if (!cuda_compiled()) {
     spdlog::info("backend auto: CUDA not compiled into this binary, using the CPU");
     return make_cpu_backend<T>();
   }
   if (cuda_device_count() == 0) {
     spdlog::info("backend auto: no CUDA device found, using the CPU");
+    return make_cpu_backend<T>();
+  }
+  if (!fits()) {
+    spdlog::info("backend auto: the grid needs about {} on the GPU, device {} has {} free; using the CPU",
+                 gib(device_bytes), device, gib(cuda_free_bytes(device)));
     return make_cpu_backend<T>();
   }
   try {
@@ -26,7 +48,7 @@ std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device)
   }
 }
 
-template std::unique_ptr<Backend<float>> choose_backend(io::BackendChoice, int);
-template std::unique_ptr<Backend<double>> choose_backend(io::BackendChoice, int);
+template std::unique_ptr<Backend<float>> choose_backend(io::BackendChoice, int, std::size_t);
+template std::unique_ptr<Backend<double>> choose_backend(io::BackendChoice, int, std::size_t);
 
 }  // namespace adi3d::app

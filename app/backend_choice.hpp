@@ -8,7 +8,9 @@
 
 namespace adi3d::app {
 
+// `device_bytes` is what the run will allocate on a GPU: checked against the device's free
+// memory before anything is allocated (auto then falls back to the CPU; cuda fails).
 template <class T>
-std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device);
+std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device, std::size_t device_bytes);
 
 }  // namespace adi3d::app

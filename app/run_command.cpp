@@ -9,6 +9,7 @@
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
 #include "app/snapshot_pipeline.hpp"
+#include "solvers/cuda/cuda_variants.hpp"
 #include "io/checkpoint.hpp"
 
 #include <fmt/format.h>
@@ -121,7 +122,11 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
   prepare_output_dir(deck, config.output.dir);
 
   // From here on, failures are runtime failures (exit 1).
-  std::unique_ptr<Backend<T>> backend = choose_backend<T>(config.backend, config.device);
+  // u, the step's right-hand side, the exact solution for the error, a source and a
+  // diffusivity field when present (face arrays are small).
+  const int fields = 3 + problem.forcing->has_source() + !problem.diffusion.alpha_field.empty();
+  std::unique_ptr<Backend<T>> backend =
+      choose_backend<T>(config.backend, config.device, estimate_bytes(config.grid, fields, sizeof(T)));
   const Grid3& g = config.grid;
   std::printf("adi3d %s: %s\n", version_string().c_str(), config.deck_name.c_str());
   std::printf("  grid %d x %d x %d (%zu points), h = %.4g %.4g %.4g, %s, backend %s\n", g.n[0],

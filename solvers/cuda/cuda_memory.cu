@@ -8,9 +8,16 @@
 
 namespace adi3d {
 
-std::size_t estimate_bytes(const Grid3& grid, int fields, std::size_t element_bytes) {
-  // Line solves on periodic axes keep two scratch arrays (modified diagonal, SM vector).
-  return (static_cast<std::size_t>(fields) + 2) * grid.size() * element_bytes;
+std::size_t cuda_free_bytes(int device) {
+  int previous = 0;
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(device) != cudaSuccess ||
+      cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  cudaSetDevice(previous);
+  return free_b;
 }
 
 namespace cuda {

@@ -57,6 +57,10 @@ void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
 
 // Device bytes a field set needs: `fields` grid-sized arrays plus the backend's line-solve
 // scratch (2 grid-sized arrays), for elements of `element_bytes`.
-std::size_t estimate_bytes(const Grid3& grid, int fields, std::size_t element_bytes);
+inline std::size_t estimate_bytes(const Grid3& grid, int fields, std::size_t element_bytes) {
+  return (static_cast<std::size_t>(fields) + 2) * grid.size() * element_bytes;
+}
+// Free memory on a CUDA device now (0 when there is no device).
+std::size_t cuda_free_bytes(int device);
 
 }  // namespace adi3d
