@@ -154,8 +154,14 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   activate();
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (points == 0) return;
-  if (axis == 0 && policy_.x_solve == XSolveVariant::pcr_thomas &&
+  if (axis == 0 && policy_.x_solve == XSolveVariant::register_cr && launch_register_cr_x(op, tau, d, stream_))
+    return;
+  // Periodic lines of the register-packed variant go through PCR-Thomas.
+  if (axis == 0 &&
+      (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr) &&
       launch_pcr_thomas_x(op, tau, d, stream_))
+    return;
+  if (axis == 0 && policy_.x_solve == XSolveVariant::cusparse && launch_cusparse_x(op, tau, d, device_, stream_))
     return;
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
@@ -244,6 +250,8 @@ const char* to_string(XSolveVariant v) {
   switch (v) {
     case XSolveVariant::pcr_thomas: return "pcr_thomas";
     case XSolveVariant::thread_thomas: return "thread_thomas";
+    case XSolveVariant::cusparse: return "cusparse_gtsv2StridedBatch";
+    case XSolveVariant::register_cr: return "register_cr";
   }
   return "?";
 }

@@ -59,6 +59,13 @@ void launch_thread_thomas(const OperatorView<T>& op, int axis, T tau, T* d, T* s
 // too long for it.
 template <class T>
 bool launch_pcr_thomas_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s);
+// Register-packed reduction (K rows per thread); false on periodic axes or lines longer
+// than 4096 rows.
+template <class T>
+bool launch_register_cr_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s);
+// cuSPARSE gtsv2StridedBatch baseline; false on periodic axes (no cyclic form).
+template <class T>
+bool launch_cusparse_x(const OperatorView<T>& op, T tau, T* d, int device, cudaStream_t s);
 
 // Norms of x - y into result[0..2] = {sum of squares, max abs, sum}: one kernel, one
 // atomic per block; the last block reduces the per-block partials (deterministic).

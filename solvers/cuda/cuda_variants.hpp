@@ -20,6 +20,10 @@ enum class StencilVariant {
 enum class XSolveVariant {
   pcr_thomas,     // hybrid PCR-Thomas in shared memory, one block per line (seed 002)
   thread_thomas,  // one thread per line, Thomas with global scratch (simple fallback)
+  register_cr,    // K = 4/8/16 rows per thread in registers, reduced system by PCR in
+                  // shared memory (seed 000); periodic lines take pcr_thomas
+  cusparse,       // cuSPARSE gtsv2StridedBatch on generated a/b/c arrays (baseline;
+                  // periodic axes fall back to thread_thomas)
 };
 
 // Where the per-thread Thomas solves along y and z keep their scratch (modified upper

@@ -68,6 +68,18 @@ TYPED_TEST(CudaLineSolve, XThreadThomasMatchesCpu) {
   this->check(0, with_x(XSolveVariant::thread_thomas), {{3, 3, 3}, {200, 5, 4}});
 }
 
+// Register packing: K = 4 (n <= 1024), 8 (n <= 2048) and 16 (n <= 4096), line lengths that
+// are not multiples of K or of the warp, every boundary mix (periodic falls back).
+TYPED_TEST(CudaLineSolve, XRegisterPackedMatchesCpu) {
+  this->check(0, with_x(XSolveVariant::register_cr),
+              {{3, 3, 3}, {2, 3, 2}, {67, 35, 19}, {1024, 3, 2}, {1500, 2, 3}, {4001, 2, 2}});
+}
+
+// The cuSPARSE baseline solves the same systems (periodic axes fall back to Thomas).
+TYPED_TEST(CudaLineSolve, XCusparseBaselineMatchesCpu) {
+  this->check(0, with_x(XSolveVariant::cusparse), {{3, 3, 3}, {200, 5, 4}, {67, 35, 19}});
+}
+
 TYPED_TEST(CudaLineSolve, XLongLinesFallBackToThreadThomas) {
   set_cuda_policy(*this->gpu_, with_x(XSolveVariant::pcr_thomas));
   for (const BoundarySpec& bc : axis_mixes())
