@@ -27,24 +27,49 @@ ADI3D_HD void thomas_solve(int n, const T* a, const T* b, const T* c, T* d, T* c
   for (int i = n - 2; i >= 0; --i) d[i * s] -= cp[i * s] * d[(i + 1) * s];
 }
 
+// Sherman-Morrison for a cyclic system: with gamma = -b[0], solve the tridiagonal system
+// whose first and last diagonal entries are modified (modify_row) for the right-hand side
+// and for u = (gamma, 0, ..., 0, c[n-1]), then x = y - factor(y, z) z. Shared by the CPU
+// solver below and every GPU line-solve kernel.
+template <class T>
+struct CyclicCorrection {
+  T gamma;  // -b[0]
+  T alpha;  // a[0]: couples row 0 to x[n-1]
+  T beta;   // c[n-1]: couples row n-1 to x[0]
+
+  ADI3D_HD static CyclicCorrection from_corners(T a0, T b0, T c_last) { return {-b0, a0, c_last}; }
+  // Row m's modified diagonal entry, and its entry of u.
+  ADI3D_HD void modify_row(int m, int n, T& b, T& u) const {
+    u = T(0);
+    if (m == 0) {
+      b -= gamma;
+      u = gamma;
+    }
+    if (m == n - 1) {
+      b -= alpha * beta / gamma;
+      u = beta;
+    }
+  }
+  // y0, y_last and z0, z_last: first and last entries of the two solutions.
+  ADI3D_HD T factor(T y0, T y_last, T z0, T z_last) const {
+    return (y0 + alpha * y_last / gamma) / (T(1) + z0 + alpha * z_last / gamma);
+  }
+};
+
 // Cyclic system (n >= 3) by Sherman-Morrison: two Thomas solves with a modified first and
 // last diagonal entry. bb and z are scratch of n entries each.
 template <class T>
 ADI3D_HD void cyclic_thomas_solve(int n, const T* a, const T* b, const T* c, T* d, T* cp,
                                   T* bb, T* z, std::size_t s = 1) {
   const std::size_t last = (n - 1) * s;
-  const T gamma = -b[0];
-  const T alpha = a[0];       // couples row 0 to x[n-1]
-  const T beta = c[last];     // couples row n-1 to x[0]
-  for (int i = 0; i < n; ++i) bb[i * s] = b[i * s];
-  bb[0] = b[0] - gamma;
-  bb[last] = b[last] - alpha * beta / gamma;
-  for (int i = 0; i < n; ++i) z[i * s] = T(0);
-  z[0] = gamma;
-  z[last] = beta;
+  const CyclicCorrection<T> sm = CyclicCorrection<T>::from_corners(a[0], b[0], c[last]);
+  for (int i = 0; i < n; ++i) {
+    bb[i * s] = b[i * s];
+    sm.modify_row(i, n, bb[i * s], z[i * s]);
+  }
   thomas_solve(n, a, bb, c, d, cp, s);
   thomas_solve(n, a, bb, c, z, cp, s);
-  const T factor = (d[0] + alpha * d[last] / gamma) / (T(1) + z[0] + alpha * z[last] / gamma);
+  const T factor = sm.factor(d[0], d[last], z[0], z[last]);
   for (int i = 0; i < n; ++i) d[i * s] -= factor * z[i * s];
 }
 

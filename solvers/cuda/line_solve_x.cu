@@ -7,6 +7,7 @@
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/discretization.hpp"
+#include "solvers/thomas.hpp"
 
 namespace adi3d::cuda {
 namespace {
@@ -27,14 +28,11 @@ __global__ void __launch_bounds__(LineSolvePolicy::pcr_max_threads)
   T* sd = sc + n;
   T* sz = sd + n;  // Sherman-Morrison right-hand side (cyclic only)
 
-  // Corner entries and the Sherman-Morrison shift (thomas.hpp, cyclic_thomas_solve).
-  T gamma = T(1), alpha = T(0), beta = T(0);
+  // Corner entries and the Sherman-Morrison shift (thomas.hpp, CyclicCorrection).
+  CyclicCorrection<T> sm{T(1), T(0), T(0)};
   if (kCyclic) {
     const TriRow<T> r0 = implicit_row(axis_row(op, 0, 0, base, 1), tau);
-    const TriRow<T> rl = implicit_row(axis_row(op, 0, n - 1, base + n - 1, 1), tau);
-    gamma = -r0.b;
-    alpha = r0.a;
-    beta = rl.c;
+    sm = CyclicCorrection<T>::from_corners(r0.a, r0.b, implicit_row(axis_row(op, 0, n - 1, base + n - 1, 1), tau).c);
   }
   // Load: rows m = tid + r*nt, so a warp reads consecutive entries of d.
 #pragma unroll
@@ -44,14 +42,7 @@ __global__ void __launch_bounds__(LineSolvePolicy::pcr_max_threads)
     const TriRow<T> row = implicit_row(axis_row(op, 0, m, base + m, 1), tau);
     T bb = row.b, zz = T(0);
     if (kCyclic) {
-      if (m == 0) {
-        bb = row.b - gamma;
-        zz = gamma;
-      }
-      if (m == n - 1) {
-        bb = row.b - alpha * beta / gamma;
-        zz = beta;
-      }
+      sm.modify_row(m, n, bb, zz);
       sz[m] = zz;
     }
     sa[m] = m == 0 ? T(0) : row.a;  // the corners belong to the rank-one correction
@@ -129,7 +120,7 @@ __global__ void __launch_bounds__(LineSolvePolicy::pcr_max_threads)
 
   T factor = T(0);
   if (kCyclic)
-    factor = (sd[0] + alpha * sd[n - 1] / gamma) / (T(1) + sz[0] + alpha * sz[n - 1] / gamma);
+    factor = sm.factor(sd[0], sd[n - 1], sz[0], sz[n - 1]);
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int m = tid + r * nt;

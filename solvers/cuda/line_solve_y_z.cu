@@ -7,6 +7,7 @@
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/discretization.hpp"
+#include "solvers/thomas.hpp"
 
 namespace adi3d::cuda {
 namespace {
@@ -70,15 +71,12 @@ __global__ void thread_thomas_kernel(OperatorView<T> op, T tau, T* __restrict__ 
     z = {scratch + points + base, s};
   }
 
-  // Sherman-Morrison (thomas.hpp, cyclic_thomas_solve): gamma = -b_0, alpha = a_0 and
-  // beta = c_{n-1} are the corner entries.
-  T gamma = T(1), alpha = T(0), beta = T(0);
+  // Sherman-Morrison (thomas.hpp, CyclicCorrection) from the corner entries.
+  CyclicCorrection<T> sm{T(1), T(0), T(0)};
   if (kCyclic) {
     const TriRow<T> r0 = implicit_row(axis_row(op, axis, 0, base, s), tau);
-    const TriRow<T> rl = implicit_row(axis_row(op, axis, n - 1, base + (n - 1) * s, s), tau);
-    gamma = -r0.b;
-    alpha = r0.a;
-    beta = rl.c;
+    sm = CyclicCorrection<T>::from_corners(
+        r0.a, r0.b, implicit_row(axis_row(op, axis, n - 1, base + (n - 1) * s, s), tau).c);
   }
 
   // Forward sweep; the previous row's values stay in registers.
@@ -87,16 +85,7 @@ __global__ void thread_thomas_kernel(OperatorView<T> op, T tau, T* __restrict__ 
     const std::size_t p = base + m * s;
     const TriRow<T> row = implicit_row(axis_row(op, axis, m, p, s), tau);
     T bb = row.b, zz = T(0);
-    if (kCyclic) {
-      if (m == 0) {
-        bb = row.b - gamma;
-        zz = gamma;
-      }
-      if (m == n - 1) {
-        bb = row.b - alpha * beta / gamma;
-        zz = beta;
-      }
-    }
+    if (kCyclic) sm.modify_row(m, n, bb, zz);
     const T a = m == 0 ? T(0) : row.a;
     const T inv = T(1) / (bb - a * cp_prev);
     cp_prev = row.c * inv;
@@ -125,7 +114,7 @@ __global__ void thread_thomas_kernel(OperatorView<T> op, T tau, T* __restrict__ 
   }
   if (kCyclic) {
     // x_next, z_next now hold row 0; xd/z hold the full solutions of both systems.
-    const T factor = (x_next + alpha * xd[n - 1] / gamma) / (T(1) + z_next + alpha * z[n - 1] / gamma);
+    const T factor = sm.factor(x_next, xd[n - 1], z_next, z[n - 1]);
     for (int m = 0; m < n; ++m) d[base + m * s] = xd[m] - factor * z[m];
   }
 }
@@ -144,28 +133,17 @@ __global__ void prepare_constant_kernel(OperatorView<T> op, T tau, T* __restrict
   T* ccp = coef + n;
   T* cinv = coef + 2 * n;
   T* cz = coef + 3 * n;
-  T gamma = T(1), alpha = T(0), beta = T(0);
+  CyclicCorrection<T> sm{T(1), T(0), T(0)};
   if (kCyclic) {
     const TriRow<T> r0 = implicit_row(axis_row(op, axis, 0, 0, s), tau);
-    const TriRow<T> rl = implicit_row(axis_row(op, axis, n - 1, (n - 1) * s, s), tau);
-    gamma = -r0.b;
-    alpha = r0.a;
-    beta = rl.c;
+    sm = CyclicCorrection<T>::from_corners(r0.a, r0.b,
+                                           implicit_row(axis_row(op, axis, n - 1, (n - 1) * s, s), tau).c);
   }
   T cp_prev = T(0), z_prev = T(0);
   for (int m = 0; m < n; ++m) {
     const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
     T bb = row.b, zz = T(0);
-    if (kCyclic) {
-      if (m == 0) {
-        bb = row.b - gamma;
-        zz = gamma;
-      }
-      if (m == n - 1) {
-        bb = row.b - alpha * beta / gamma;
-        zz = beta;
-      }
-    }
+    if (kCyclic) sm.modify_row(m, n, bb, zz);
     const T a = m == 0 ? T(0) : row.a;
     const T inv = T(1) / (bb - a * cp_prev);
     cp_prev = row.c * inv;
@@ -210,9 +188,9 @@ __global__ void constant_thomas_kernel(OperatorView<T> op, T tau, T* __restrict_
   }
   if (kCyclic) {
     const TriRow<T> r0 = implicit_row(axis_row(op, axis, 0, base, s), tau);
-    const T gamma = -r0.b, alpha = r0.a;
-    const T x_last = d[base + (n - 1) * s];
-    const T factor = (x_next + alpha * x_last / gamma) / (T(1) + cz[0] + alpha * cz[n - 1] / gamma);
+    // beta is not needed for the factor
+    const CyclicCorrection<T> sm = CyclicCorrection<T>::from_corners(r0.a, r0.b, T(0));
+    const T factor = sm.factor(x_next, d[base + (n - 1) * s], cz[0], cz[n - 1]);
     for (int m = 0; m < n; ++m) {
       const std::size_t p = base + m * s;
       d[p] = d[p] - factor * cz[m];
