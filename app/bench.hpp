@@ -17,6 +17,8 @@ struct BenchOptions {
 
 int bench_cpu(const BenchOptions& options);
 int bench_gpu(const BenchOptions& options);
+// adi3d bench tridiag [options]: parses its own options (args after the kind).
+int bench_tridiag(const std::vector<std::string>& args);
 
 // Writes {"benchmark", "date", "host", "command", ...payload} to options.json_path.
 void write_bench_json(const BenchOptions& options, const std::string& benchmark, const nlohmann::json& payload);

@@ -14,6 +14,7 @@ int run_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
+int tune_command(const std::vector<std::string>& args);
 
 std::string version_string();
 

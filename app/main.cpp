@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  check DECK    validate the deck without running\n"
     "  info          version, build options and CUDA devices\n"
     "  bench KIND    benchmarks (adi3d bench --help)\n"
+    "  tune          tune the tridiagonal solver for this GPU (adi3d tune --help)\n"
     "\n"
     "options:\n"
     "  --help        this text; 'adi3d <command> --help' for a command's options\n"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (command == "check") return adi3d::app::check_command(args);
     if (command == "info") return adi3d::app::info_command(args);
     if (command == "bench") return adi3d::app::bench_command(args);
+    if (command == "tune") return adi3d::app::tune_command(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adi3d: error: %s\n", e.what());
     return adi3d::app::kExitRuntime;

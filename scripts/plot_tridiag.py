@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot adi3d_bench_tridiag JSON: GPU time per workload and solver, one panel per precision.
+"""Plot `adi3d bench tridiag --json` output: GPU time per workload and solver, one panel per precision.
 
 usage: scripts/plot_tridiag.py [docs/perf/tridiag_h100.json] [docs/perf/tridiag_h100.png]
 """

@@ -61,6 +61,14 @@ class Backend {
   virtual Norms difference_norms(const T* x, const T* y, std::size_t n) = 0;
   // Blocks until queued work is done (no-op on the CPU).
   virtual void synchronize() = 0;
+  // One whole Douglas step u += du in a few fused passes (rhs dt (A u + f) formed inside
+  // the x solve, update inside the z solve), where the backend has such a path for this
+  // operator; f may be null, scratch is grid-sized. Returns false, having done nothing,
+  // where it does not apply: the caller then runs the step operation by operation.
+  virtual bool fused_douglas_step(const OperatorView<T>& /*op*/, T* /*u*/, const T* /*f*/,
+                                  T /*dt*/, T /*tau*/, T* /*scratch*/) {
+    return false;
+  }
 };
 
 template <class T>

@@ -202,6 +202,13 @@ void CudaBackend<T>::synchronize() {
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+template <class T>
+bool CudaBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
+                                        T* scratch) {
+  activate();
+  return fused_.run(op, u, f, dt, tau, scratch, stream_);
+}
+
 template class CudaBackend<float>;
 template class CudaBackend<double>;
 

@@ -3,6 +3,7 @@
 // solvers/cuda: everything here may use CUDA types.
 #include "solvers/backend.hpp"
 #include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/cuda/fused_step.hpp"
 
 #include <cuda_runtime.h>
 
@@ -114,6 +115,8 @@ class CudaBackend final : public Backend<T> {
   void axpy(T a, const T* x, T* y, std::size_t n) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override;
+  bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
+                          T* scratch) override;
 
   const CudaPolicy& policy() const { return policy_; }
   cudaStream_t stream() const { return stream_; }  // for timing with events (bench)
@@ -143,6 +146,7 @@ class CudaBackend final : public Backend<T> {
   Array<double> norm_buf_;    // partials + result
   Array<unsigned> counter_;   // last-block-done counter for the norm reduction
   int norm_blocks_ = 0;
+  FusedDouglasStep<T> fused_;  // shared Thomas factors of the fused step
 };
 
 }  // namespace adi3d::cuda

@@ -41,8 +41,12 @@ enum class Stage1Method { partition, pcr };
 // each subsystem into shared memory (strided when stage 2 left it strided) and runs PCR
 // until pcr_thomas_switch subsystems remain, then one thread per subsystem does Thomas;
 // thread_thomas is the coalesced variant: one thread per subsystem, Thomas straight from
-// global memory (interleaved subsystems make its loads coalesced).
-enum class BaseKernel { pcr_thomas, thread_thomas };
+// global memory (interleaved subsystems make its loads coalesced); partition is the O(n)
+// on-chip base: the subsystem is loaded into shared memory, every thread eliminates its
+// own contiguous chunk of base_chunk rows to the chunk's two end rows, the interface
+// system (2 rows per chunk) is solved by PCR in shared memory, and each thread then
+// substitutes its chunk's interior rows.
+enum class BaseKernel { pcr_thomas, thread_thomas, partition };
 
 // Every switch point of the solver. Any values within the documented ranges give a correct
 // solve; they only move the time. default_policy() is the untuned, always-safe choice.
@@ -51,14 +55,17 @@ struct TridiagPolicy {
   // Stage 1 runs while the batch has fewer independent systems than this (paper: "enough
   // systems to keep all processors busy", default 16 there).
   long stage1_min_systems = 256;
-  // Rows per chunk for partition splitting, i.e. elements per thread (>= 4).
-  int split_chunk = 32;
+  // Rows per chunk for partition splitting, i.e. elements per thread (4..128); 0 picks
+  // the precision's default (32 for float, 16 for double).
+  int split_chunk = 0;
   // Largest subsystem handed to the on-chip base kernel; larger ones are split (stage 2).
   long base_size = 1024;
   // PCR steps in the base kernel stop at this many interleaved subsystems (power of two,
   // 1..1024); it is also the number of threads per subsystem.
   int pcr_thomas_switch = 64;
   BaseKernel base = BaseKernel::pcr_thomas;
+  // Rows per thread of the partition base kernel (2..64).
+  int base_chunk = 8;
   // Threads per block for the one-thread-per-system and element-wise kernels.
   int block_threads = 256;
   // Interleaved batches with at least this many systems use one thread per system
@@ -67,6 +74,7 @@ struct TridiagPolicy {
 };
 
 std::string to_string(const TridiagPolicy& p);
+const char* base_kernel_name(BaseKernel b);  // pcr_thomas, thread_thomas, partition
 
 // Host solve, OpenMP over systems (interleaved batches in vectorised blocks).
 template <class T>
@@ -108,11 +116,14 @@ template <class T>
 TuneResult tune(const std::vector<TuneCase>& cases, bool verbose = false);
 
 // Policy for a solve on the current device: the tuning file's entry for this device and
-// precision if one was loaded (see tuning_file.hpp), otherwise the static guess.
+// precision if one was loaded (see tuning_file.hpp: an explicit load_tuning_file, else
+// default_tuning_path(), which `adi3d tune` writes), otherwise the static guess.
 template <class T>
 TridiagPolicy policy_for(long n, long count, Layout layout);
 
 // True when CUDA was compiled in and at least one device is visible.
 bool cuda_available();
+// True when the CUDA solver was compiled in (-DADI3D_CUDA=ON), device or not.
+bool cuda_compiled();
 
 }  // namespace adi3d::tridiag

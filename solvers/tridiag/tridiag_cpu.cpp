@@ -109,12 +109,21 @@ void solve_cpu(const TridiagBatch<T>& batch) {
 template void solve_cpu<float>(const TridiagBatch<float>&);
 template void solve_cpu<double>(const TridiagBatch<double>&);
 
+const char* base_kernel_name(BaseKernel b) {
+  switch (b) {
+    case BaseKernel::pcr_thomas: return "pcr_thomas";
+    case BaseKernel::thread_thomas: return "thread_thomas";
+    case BaseKernel::partition: return "partition";
+  }
+  return "pcr_thomas";
+}
+
 std::string to_string(const TridiagPolicy& p) {
   std::ostringstream o;
   o << "stage1=" << (p.stage1 == Stage1Method::partition ? "partition" : "pcr")
     << " stage1_min_systems=" << p.stage1_min_systems << " split_chunk=" << p.split_chunk
     << " base_size=" << p.base_size << " pcr_thomas_switch=" << p.pcr_thomas_switch
-    << " base=" << (p.base == BaseKernel::pcr_thomas ? "pcr_thomas" : "thread_thomas")
+    << " base=" << base_kernel_name(p.base) << " base_chunk=" << p.base_chunk
     << " block_threads=" << p.block_threads << " interleaved_thread_min=" << p.interleaved_thread_min;
   return o.str();
 }

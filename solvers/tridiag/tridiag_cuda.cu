@@ -100,7 +100,9 @@ unsigned grid_for(long total, int threads, int sms) {
 template <class T>
 TridiagPolicy sanitise(TridiagPolicy p, const DeviceInfo& info) {
   p.pcr_thomas_switch = static_cast<int>(pow2_floor(std::clamp(p.pcr_thomas_switch, 1, 1024)));
+  if (p.split_chunk <= 0) p.split_chunk = sizeof(T) == 4 ? 32 : 16;  // precision default
   p.split_chunk = std::clamp(p.split_chunk, 4, 128);
+  p.base_chunk = std::clamp(p.base_chunk, 4, 64);
   p.block_threads = std::clamp(p.block_threads / 32 * 32, 32, 1024);
   p.stage1_min_systems = std::max(1L, p.stage1_min_systems);
   p.interleaved_thread_min = std::max(1L, p.interleaved_thread_min);
@@ -173,6 +175,8 @@ class Solver {
     } else if (L <= pol_.base_size) {
       if (v.K > 1 && pol_.base == BaseKernel::thread_thomas)
         base_thread_thomas(src, x, v);
+      else if (pol_.base == BaseKernel::partition)
+        base_partition(src, x, v);
       else
         base_pcr_thomas(src, x, v);
     } else if (v.num() >= pol_.stage1_min_systems) {
@@ -262,6 +266,8 @@ class Solver {
     const Coeffs<T> split{last.a, nullptr, last.c, last.d};
     if (pol_.base == BaseKernel::thread_thomas)
       base_thread_thomas(split, x, v);
+    else if (pol_.base == BaseKernel::partition)
+      base_partition(split, x, v);
     else
       base_pcr_thomas(split, x, v);
   }
@@ -296,6 +302,34 @@ class Solver {
     ADI3D_CUDA_LAUNCH_CHECK();
   }
 
+  // O(n) base: block-level partition (see k_partition_base). Falls back to PCR-Thomas when
+  // a subsystem's arrays would not fit the shared memory.
+  void base_partition(Coeffs<T> src, T* x, View v) {
+    const int lmax = static_cast<int>(std::max(1L, v.max_len()));
+    // At most 1024 threads (chunks) per subsystem.
+    const int m = std::max(pol_.base_chunk, (lmax + 1023) / 1024);
+    const int tps = detail::partition_base_tps<T>(lmax, m);
+    const std::size_t per_sys = static_cast<std::size_t>(detail::partition_base_words<T>(lmax, m)) * sizeof(T);
+    const std::size_t smem_avail = info_.smem_optin - detail::kPcrThomasStaticSmem;
+    if (per_sys > smem_avail) {
+      base_pcr_thomas(src, x, v);
+      return;
+    }
+    long spb = std::max(1, pol_.block_threads / tps);
+    spb = std::min<long>(spb, std::max<std::size_t>(1, (smem_avail / 2) / per_sys));
+    spb = std::min<long>(spb, std::max<std::size_t>(1, smem_avail / per_sys));
+    spb = std::min<long>(spb, detail::kMaxSpb);
+    spb = std::min<long>(spb, std::max(1, 1024 / tps));
+    spb = std::min(spb, v.num());
+    const long threads = std::min(1024L, std::max((spb * tps + 31) / 32 * 32, 128L));
+    const std::size_t smem = per_sys * static_cast<std::size_t>(spb);
+    const long blocks = (v.num() + spb - 1) / spb;
+    allow_smem(detail::k_partition_base<T>, smem_avail);
+    detail::k_partition_base<T><<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads), smem, st_>>>(
+        src, x, v, lmax, m, static_cast<int>(spb));
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
+
   template <class K>
   void allow_smem(K kernel, std::size_t bytes) {
     // Once per kernel and device: opt in to the device's full shared memory per block.
@@ -324,6 +358,8 @@ const char* precision_name() {
 
 }  // namespace
 
+bool cuda_compiled() { return true; }
+
 bool cuda_available() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -344,7 +380,6 @@ void solve_cuda(const TridiagBatch<T>& batch, const TridiagPolicy& policy, void*
 
 template <class T>
 TridiagPolicy static_policy(long n, long count, Layout layout) {
-  (void)n;
   (void)count;
   (void)layout;
   const DeviceInfo& info = device_info();
@@ -357,11 +392,18 @@ TridiagPolicy static_policy(long n, long count, Layout layout) {
   p.pcr_thomas_switch = 32;
   // Stage 1 until every SM has a few stage-2 blocks (paper: 16 on 4-24 SM parts).
   p.stage1_min_systems = 4L * info.sms;
-  // Chunk: 4 warps of staged chunks per block, two blocks per SM.
-  p.split_chunk = sizeof(T) == 4 ? 32 : 16;
+  // Chunk: 16 rows per thread in both precisions (H100, 2026-11-23: the dynamic search
+  // moved float from 32 to 16, 1x2^24 0.50 -> 0.47 ms, 1x2^26 1.85 -> 1.72 ms).
+  p.split_chunk = 16;
   // One thread per interleaved system once a quarter of the resident threads are busy.
   p.interleaved_thread_min = static_cast<long>(info.sms) * info.max_threads_per_sm / 4;
   p.block_threads = 256;
+  // O(n) on-chip base (block-level partition): faster than PCR-Thomas on every bench
+  // workload on the H100 (docs/perf/tridiag_h100.json). 8 rows per thread; double systems
+  // of <= 512 rows take 4 (H100: 512^2x512 4.41 -> 4.07 ms, 2^20x64 2.08 -> 1.62 ms, while
+  // 1Kx1K and 4Kx4K are faster with 8).
+  p.base = BaseKernel::partition;
+  p.base_chunk = (sizeof(T) == 8 && n <= 512) ? 4 : 8;
   return sanitise<T>(p, info);
 }
 
@@ -468,7 +510,9 @@ TuneResult tune(const std::vector<TuneCase>& cases, bool verbose) {
   for (long b = 256; b * 6 * static_cast<long>(sizeof(T)) <= static_cast<long>(info.smem_optin); b *= 2) bases.push_back(b);
   try_values("base_size", [](TridiagPolicy& p, long v) { p.base_size = v; }, bases);
   try_values("base", [](TridiagPolicy& p, BaseKernel v) { p.base = v; },
-             std::vector<BaseKernel>{BaseKernel::pcr_thomas, BaseKernel::thread_thomas});
+             std::vector<BaseKernel>{BaseKernel::partition, BaseKernel::pcr_thomas, BaseKernel::thread_thomas});
+  if (best.base == BaseKernel::partition)
+    try_values("base_chunk", [](TridiagPolicy& p, int v) { p.base_chunk = v; }, std::vector<int>{4, 8, 16, 32});
   try_values("split_chunk", [](TridiagPolicy& p, int v) { p.split_chunk = v; }, std::vector<int>{8, 16, 32, 64});
   try_values("stage1", [](TridiagPolicy& p, Stage1Method v) { p.stage1 = v; },
              std::vector<Stage1Method>{Stage1Method::partition, Stage1Method::pcr});

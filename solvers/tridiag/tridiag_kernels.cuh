@@ -275,6 +275,180 @@ __global__ void k_pcr_thomas(Coeffs<T> s, T* x, View v, int tsw, int lmax, int s
   }
 }
 
+// Base kernel, O(n) variant (BaseKernel::partition): the partition method inside a block.
+// Each subsystem (up to lmax rows) is loaded into shared memory normalised to a unit
+// diagonal; thread j of the subsystem's tps threads eliminates its own chunk of m rows
+// (the last chunk takes the remainder, < 2m) to the chunk's two end rows exactly as
+// k_partition_reduce does, the interface system (2 rows per chunk) is solved by PCR in
+// shared memory, every thread substitutes its chunk's interior rows and the block writes
+// the solution back. Shared-memory work is O(lmax) per subsystem (about 16 accesses per
+// row) plus O((lmax/m) log(lmax/m)) for the interface, against O(lmax log tsw) for PCR-Thomas.
+// Shared memory per subsystem: partition_base_words(lmax, m) values.
+template <class T>
+__host__ __device__ inline int partition_base_pad(int e) {
+  return e + e / static_cast<int>(128 / sizeof(T));  // one pad word per 128 bytes
+}
+template <class T>
+__host__ __device__ inline int partition_base_tps(int lmax, int m) {
+  return lmax / m > 1 ? lmax / m : 1;
+}
+template <class T>
+__host__ __device__ inline long partition_base_words(int lmax, int m) {
+  const int rows = partition_base_pad<T>(lmax) + 1;
+  return 3L * rows + 6L * 2 * partition_base_tps<T>(lmax, m);
+}
+
+template <class T>
+__global__ void k_partition_base(Coeffs<T> s, T* x, View v, int lmax, int m, int spb) {
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ long s_base[kMaxSpb];
+  __shared__ int s_len[kMaxSpb];
+  T* sh = reinterpret_cast<T*>(smem_raw);
+  const long g0 = static_cast<long>(blockIdx.x) * spb;
+  const long estride = v.K * v.J;
+  const int rows = partition_base_pad<T>(lmax) + 1;
+  const int tps = partition_base_tps<T>(lmax, m);
+  const int R = 2 * tps;
+  const long words = partition_base_words<T>(lmax, m);
+  if (threadIdx.x < spb) {
+    const long g = g0 + threadIdx.x;
+    long L = 0, b = 0;
+    if (g < v.num()) {
+      const long p = g / v.K, j = g - p * v.K;
+      L = v.len(j);
+      b = v.mem(p, j, 0);
+    }
+    s_len[threadIdx.x] = static_cast<int>(L > 0 ? L : 0);
+    s_base[threadIdx.x] = b;
+  }
+  __syncthreads();
+  const int total = spb * lmax;
+  for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+    const int w = idx / lmax;
+    const int t = idx - w * lmax;
+    const int L = s_len[w];
+    if (t >= L) continue;
+    const long mm = s_base[w] + t * estride;
+    T* A = sh + w * words;
+    const int q = partition_base_pad<T>(t);
+    const T inv = T(1) / load_b(s, mm);
+    A[q] = (t > 0 ? s.a[mm] : T(0)) * inv;
+    A[rows + q] = (t + 1 < L ? s.c[mm] : T(0)) * inv;
+    A[2 * rows + q] = s.d[mm] * inv;
+  }
+  __syncthreads();
+  // Chunk elimination: thread (w, j) owns rows [ls, le] of subsystem w.
+  const int w = threadIdx.x / tps, j = threadIdx.x - (threadIdx.x / tps) * tps;
+  const bool active_sys = w < spb;
+  const int L = active_sys ? s_len[w] : 0;
+  const int nch = L / m > 1 ? L / m : 1;
+  const bool active = active_sys && j < nch && L > 0;
+  T* A = sh + (active_sys ? w : 0) * words;
+  T* C = A + rows;
+  T* D = C + rows;
+  T* I0 = D + rows;  // interface: a, c, d (ping), then a, c, d (pong), R each
+  const int ls = j * m;
+  const int le = (j == nch - 1) ? L - 1 : ls + m - 1;
+  if (active) {
+    if (le == ls) {  // a 1-row subsystem: x = d
+      const T dv = D[partition_base_pad<T>(ls)];
+      I0[2 * j] = T(0);
+      I0[R + 2 * j] = T(0);
+      I0[2 * R + 2 * j] = dv;
+      I0[2 * j + 1] = T(0);
+      I0[R + 2 * j + 1] = T(0);
+      I0[2 * R + 2 * j + 1] = dv;
+    } else {
+      int q = partition_base_pad<T>(ls + 1);
+      T al = A[q], ga = C[q], de = D[q];
+      for (int i = ls + 2; i <= le; ++i) {
+        q = partition_base_pad<T>(i);
+        const T ai = A[q];
+        const T inv = T(1) / (T(1) - ai * ga);
+        al = -ai * al * inv;
+        ga = C[q] * inv;
+        de = (D[q] - ai * de) * inv;
+        A[q] = al;
+        C[q] = ga;
+        D[q] = de;
+      }
+      T ap = T(0), gp = T(-1), dp = T(0);
+      for (int i = le - 1; i > ls; --i) {
+        q = partition_base_pad<T>(i);
+        const T gi = C[q];
+        dp = D[q] - gi * dp;
+        ap = A[q] - gi * ap;
+        gp = -gi * gp;
+        A[q] = ap;
+        C[q] = gp;
+        D[q] = dp;
+      }
+      const int qs = partition_base_pad<T>(ls);
+      const T cs = C[qs];
+      const T inv = T(1) / (T(1) - cs * ap);
+      I0[2 * j] = A[qs] * inv;
+      I0[R + 2 * j] = -cs * gp * inv;
+      I0[2 * R + 2 * j] = (D[qs] - cs * dp) * inv;
+      I0[2 * j + 1] = al;
+      I0[R + 2 * j + 1] = ga;
+      I0[2 * R + 2 * j + 1] = de;
+    }
+  }
+  __syncthreads();
+  // PCR on the interface system (2 nch rows), unit diagonal, two rows per thread.
+  const int RI = 2 * nch;
+  int cur = 0;
+  for (int h = 1; h < R; h <<= 1) {
+    if (active) {
+      const T* ia = I0 + cur * 3 * R;
+      const T* ic = ia + R;
+      const T* id = ic + R;
+      T* oa = I0 + (cur ^ 1) * 3 * R;
+      T* oc = oa + R;
+      T* od = oc + R;
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int t = 2 * j + k;
+        T at = ia[t], ct = ic[t], r = T(1), a = T(0), c = T(0), d = id[t];
+        if (t - h >= 0) {
+          r -= at * ic[t - h];
+          a = -at * ia[t - h];
+          d -= at * id[t - h];
+        }
+        if (t + h < RI) {
+          r -= ct * ia[t + h];
+          c = -ct * ic[t + h];
+          d -= ct * id[t + h];
+        }
+        const T inv = T(1) / r;
+        oa[t] = a * inv;
+        oc[t] = c * inv;
+        od[t] = d * inv;
+      }
+    }
+    __syncthreads();
+    cur ^= 1;
+  }
+  // Substitution into D.
+  if (active) {
+    const T* xd = I0 + cur * 3 * R + 2 * R;
+    const T xs = xd[2 * j], xe = xd[2 * j + 1];
+    for (int i = ls + 1; i < le; ++i) {
+      const int q = partition_base_pad<T>(i);
+      D[q] = D[q] - A[q] * xs - C[q] * xe;
+    }
+    D[partition_base_pad<T>(ls)] = xs;
+    D[partition_base_pad<T>(le)] = xe;
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+    const int ww = idx / lmax;
+    const int t = idx - ww * lmax;
+    if (t >= s_len[ww]) continue;
+    x[s_base[ww] + t * estride] = sh[ww * words + 2 * rows + partition_base_pad<T>(t)];
+  }
+}
+
 // Shared-memory words per array per warp for k_partition_reduce: a window of < 33m rows
 // plus one pad word per 32 (conflict-free strided chunk walks for power-of-two m).
 __host__ __device__ inline int partition_stride(int m) { return 33 * m + (33 * m) / 32 + 1; }

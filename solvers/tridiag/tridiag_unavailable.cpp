@@ -1,5 +1,6 @@
 // Built when ADI3D_CUDA is OFF: the device entry points exist and say which option builds them.
 #include "solvers/tridiag/tridiag.hpp"
+#include "solvers/tridiag/tridiag_bench.hpp"
 
 #include <stdexcept>
 
@@ -12,6 +13,7 @@ namespace {
 }  // namespace
 
 bool cuda_available() { return false; }
+bool cuda_compiled() { return false; }
 
 template <class T>
 void solve_cuda(const TridiagBatch<T>&, const TridiagPolicy&, void*) {
@@ -32,6 +34,10 @@ template <class T>
 TuneResult tune(const std::vector<TuneCase>&, bool) {
   not_compiled();
 }
+
+BenchReport run_bench(const BenchConfig&) { not_compiled(); }
+
+void tune_to_file(const std::string&, const std::string&, bool) { not_compiled(); }
 
 #define ADI3D_TRIDIAG_INSTANTIATE(T)                                                \
   template void solve_cuda<T>(const TridiagBatch<T>&, const TridiagPolicy&, void*); \

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
@@ -21,7 +22,8 @@ json to_json(const TridiagPolicy& p) {
               {"split_chunk", p.split_chunk},
               {"base_size", p.base_size},
               {"pcr_thomas_switch", p.pcr_thomas_switch},
-              {"base", p.base == BaseKernel::pcr_thomas ? "pcr_thomas" : "thread_thomas"},
+              {"base", base_kernel_name(p.base)},
+              {"base_chunk", p.base_chunk},
               {"block_threads", p.block_threads},
               {"interleaved_thread_min", p.interleaved_thread_min}};
 }
@@ -41,9 +43,11 @@ TridiagPolicy policy_from_json(const json& j, const std::string& where) {
   p.base_size = need("base_size").get<long>();
   p.pcr_thomas_switch = need("pcr_thomas_switch").get<int>();
   const std::string b = need("base").get<std::string>();
-  if (b != "pcr_thomas" && b != "thread_thomas")
-    throw std::runtime_error(where + ": key 'base' is '" + b + "', valid: pcr_thomas, thread_thomas");
-  p.base = b == "pcr_thomas" ? BaseKernel::pcr_thomas : BaseKernel::thread_thomas;
+  if (b == "pcr_thomas") p.base = BaseKernel::pcr_thomas;
+  else if (b == "thread_thomas") p.base = BaseKernel::thread_thomas;
+  else if (b == "partition") p.base = BaseKernel::partition;
+  else throw std::runtime_error(where + ": key 'base' is '" + b + "', valid: pcr_thomas, thread_thomas, partition");
+  p.base_chunk = j.value("base_chunk", p.base_chunk);  // absent in files written before it
   p.block_threads = need("block_threads").get<int>();
   p.interleaved_thread_min = need("interleaved_thread_min").get<long>();
   return p;
@@ -92,6 +96,8 @@ void write_tuning_file(const std::string& path, const std::vector<TuningEntry>& 
                        {"policy", to_json(e.policy)},
                        {"measured", e.measured}});
   const std::string tmp = path + ".tmp";
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
   {
     std::ofstream out(tmp);
     if (!out) throw std::runtime_error(path + ": cannot write tuning file");
@@ -111,6 +117,17 @@ void upsert(std::vector<TuningEntry>& entries, const TuningEntry& e) {
   entries.push_back(e);
 }
 
+std::string default_tuning_path() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : std::string();
+  };
+  if (std::string p = env("ADI3D_TRIDIAG_TUNING"); !p.empty()) return p;
+  if (std::string x = env("XDG_CONFIG_HOME"); !x.empty()) return x + "/adi3d/tridiag_tuning.json";
+  if (std::string h = env("HOME"); !h.empty()) return h + "/.config/adi3d/tridiag_tuning.json";
+  return {};
+}
+
 void load_tuning_file(const std::string& path) {
   auto entries = read_tuning_file(path);
   std::lock_guard<std::mutex> lock(table_mutex);
@@ -122,7 +139,8 @@ std::optional<TridiagPolicy> tuned_policy(const std::string& device, const std::
   std::lock_guard<std::mutex> lock(table_mutex);
   if (!table_loaded) {
     table_loaded = true;
-    if (const char* env = std::getenv("ADI3D_TRIDIAG_TUNING")) table = read_tuning_file(env);
+    const std::string path = default_tuning_path();
+    if (!path.empty()) table = read_tuning_file(path);
   }
   for (const TuningEntry& e : table)
     if (e.device == device && e.precision == precision) return e.policy;

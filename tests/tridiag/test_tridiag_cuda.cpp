@@ -81,6 +81,47 @@ TYPED_TEST(TridiagCuda, BasePcrThomasAllSwitches) {
   }
 }
 
+// The O(n) block-level partition base kernel against the CPU solver: chunk sizes, lengths
+// (powers of two and not, shorter than one chunk, 1 and 2 rows), several systems per block.
+TYPED_TEST(TridiagCuda, BasePartitionChunks) {
+  unsigned seed = 50;
+  for (int chunk : {4, 8, 16, 32}) {
+    TridiagPolicy p = adi3d::tridiag::default_policy();
+    p.base = BaseKernel::partition;
+    p.base_chunk = chunk;
+    for (long n : {1L, 2L, 3L, 5L, 31L, 64L, 100L, 257L, 512L, 1000L, 2048L, 3001L})
+      for (long count : {1L, 7L, 130L}) this->compare(n, count, Layout::contiguous, false, p, seed++);
+  }
+  TridiagPolicy p = adi3d::tridiag::default_policy();
+  p.base = BaseKernel::partition;
+  p.interleaved_thread_min = 1L << 40;
+  for (long n : {3L, 17L, 200L, 1500L})
+    for (long count : {2L, 33L}) this->compare(n, count, Layout::interleaved, false, p, seed++);
+}
+
+// The partition base under stage 1 and stage 2 (strided subsystems) and for cyclic systems.
+TYPED_TEST(TridiagCuda, BasePartitionAfterSplitting) {
+  unsigned seed = 700;
+  TridiagPolicy part = adi3d::tridiag::default_policy();
+  part.base = BaseKernel::partition;
+  part.base_size = 128;
+  part.split_chunk = 8;
+  part.stage1_min_systems = 1L << 40;
+  TridiagPolicy pcr = part;
+  pcr.stage1 = Stage1Method::pcr;
+  pcr.stage1_min_systems = 4;
+  TridiagPolicy st2 = part;
+  st2.stage1_min_systems = 1;
+  st2.interleaved_thread_min = 1L << 40;
+  for (const TridiagPolicy& p : {part, pcr, st2})
+    for (long n : {129L, 1000L, 5001L, 70001L})
+      for (long count : {1L, 3L}) {
+        this->compare(n, count, Layout::contiguous, false, p, seed++);
+        this->compare(n, count, Layout::interleaved, false, p, seed++);
+        this->compare(n, count, Layout::contiguous, true, p, seed++);
+      }
+}
+
 TYPED_TEST(TridiagCuda, InterleavedThreadAndPcrThomas) {
   unsigned seed = 100;
   TridiagPolicy thread = adi3d::tridiag::default_policy();
@@ -168,6 +209,16 @@ TYPED_TEST(TridiagCuda, StaticAndDefaultPoliciesLargeSystem) {
   this->compare(4097, 40, Layout::contiguous, false, s, seed++);
   this->compare(300, 5000, Layout::interleaved, false, s, seed++);
   this->compare(70000, 3, Layout::interleaved, true, s, seed++);
+  this->compare(4096, 64, Layout::contiguous, false, s, seed++);
+  this->compare(512, 2000, Layout::contiguous, false, s, seed++);
+  this->compare(3000, 50, Layout::contiguous, false, s, seed++);
+}
+
+TEST(TridiagPolicyDefaults, SplitChunkByPrecision) {
+  EXPECT_EQ(adi3d::tridiag::default_policy().split_chunk, 0);  // 0: the precision's default
+  if (!adi3d::tridiag::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(adi3d::tridiag::static_policy<double>(1 << 24, 1, Layout::contiguous).split_chunk, 16);
+  EXPECT_EQ(adi3d::tridiag::static_policy<float>(1 << 24, 1, Layout::contiguous).split_chunk, 16);
 }
 
 }  // namespace

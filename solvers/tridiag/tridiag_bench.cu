@@ -1,20 +1,15 @@
-// adi3d_bench_tridiag: the paper's workloads (count x n) through our multi-stage solver
-// (default, static and tuned policies) and cuSPARSE (gtsv2StridedBatch, gtsv2_nopivot) in
-// one process, and the CPU solver against LAPACK dgtsv on a subset. Each row: median time
-// of >= 10 runs after warm-up (CUDA events), Gpoints/s, percent of the device-to-device
-// copy bandwidth measured in this run (floor: 4 arrays read + 1 written per equation) and
-// the relative residual ||Ax-d||/||d|| in double. JSON with --json FILE.
-//
-// usage: adi3d_bench_tridiag [--json FILE] [--reps N] [--precision float|double|both]
-//                            [--tune FILE] [--tuning FILE] [--no-cpu] [--quick]
+// The tridiagonal benchmark and tuning driver (tridiag_bench.hpp): each row is the median
+// time of >= 10 runs after warm-up (CUDA events), Gpoints/s, percent of the
+// device-to-device copy bandwidth measured in this run (floor: 4 arrays read + 1 written
+// per equation) and the relative residual ||Ax-d||/||d|| in double.
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/tridiag/tridiag.hpp"
+#include "solvers/tridiag/tridiag_bench.hpp"
 #include "solvers/tridiag/tridiag_random.cuh"
 #include "solvers/tridiag/tuning_file.hpp"
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -34,7 +29,6 @@ extern "C" void dgtsv_(const int* n, const int* nrhs, double* dl, double* d, dou
 namespace {
 
 using namespace adi3d::tridiag;
-using nlohmann::json;
 
 #define CUSPARSE_CHECK(expr)                                                                       \
   do {                                                                                             \
@@ -142,7 +136,7 @@ struct Context {
   double copy_gbs = 0;
   int reps = 15;
   bool cpu = true;
-  json rows = json::array();
+  std::vector<BenchRow> rows;
   cusparseHandle_t sparse = nullptr;
   std::optional<TridiagPolicy> tuned_f, tuned_d;
 };
@@ -156,14 +150,8 @@ void add_row(Context& ctx, const Workload& w, const char* precision, const std::
              double bytes, double resid, const std::string& policy) {
   const double pts = static_cast<double>(w.count) * static_cast<double>(w.n);
   const double gbs = bytes / (ms * 1e-3) / 1e9;
-  json r{{"workload", w.name},   {"count", w.count},
-         {"n", w.n},             {"precision", precision},
-         {"solver", solver},     {"time_ms", ms},
-         {"gpoints_per_s", pts / (ms * 1e-3) / 1e9},
-         {"effective_gbs", gbs}, {"pct_copy_bw", 100.0 * gbs / ctx.copy_gbs},
-         {"rel_residual", resid}};
-  if (!policy.empty()) r["policy"] = policy;
-  ctx.rows.push_back(r);
+  ctx.rows.push_back(BenchRow{w.name, w.count, w.n, precision, solver, ms, pts / (ms * 1e-3) / 1e9, gbs,
+                              100.0 * gbs / ctx.copy_gbs, resid, policy});
   std::printf("%-10s %-6s %-24s %10.4f ms %8.3f Gpt/s %6.1f%% copy  resid %.2e\n", w.name, precision,
               solver.c_str(), ms, pts / (ms * 1e-3) / 1e9, 100.0 * gbs / ctx.copy_gbs, resid);
   std::fflush(stdout);
@@ -190,6 +178,11 @@ void run_gpu(Context& ctx, const Workload& w) {
   };
   ours("ours-default", default_policy());
   ours("ours-static", static_policy<T>(w.n, w.count, Layout::contiguous));
+  {  // the static guess with the previous (O(n log n) PCR-Thomas) base kernel, for comparison
+    TridiagPolicy p = static_policy<T>(w.n, w.count, Layout::contiguous);
+    p.base = BaseKernel::pcr_thomas;
+    ours("ours-static-pcr_thomas-base", p);
+  }
   const std::optional<TridiagPolicy>& tuned = sizeof(T) == 4 ? ctx.tuned_f : ctx.tuned_d;
   if (tuned) ours("ours-tuned", *tuned);
 
@@ -293,88 +286,93 @@ std::string utc_now() {
   return buf;
 }
 
+std::vector<Workload> workloads(bool quick) {
+  if (quick) return {{"1Kx1K", 1024, 1024, true}, {"1x2^21", 1, 1L << 21, true}};
+  return {{"1Kx1K", 1024, 1024, true},          {"4Kx4K", 4096, 4096, false},
+          {"512^2x512", 512L * 512, 512, false}, {"2^20x64", 1L << 20, 64, false},
+          {"1x2^21", 1, 1L << 21, true},         {"1x2^24", 1, 1L << 24, false},
+          {"1x2^26", 1, 1L << 26, false}};
+}
+
+void check_precision(const std::string& precision) {
+  if (precision != "float" && precision != "double" && precision != "both")
+    throw std::invalid_argument("precision must be float, double or both, not '" + precision + "'");
+}
+
+void require_device() {
+  if (!cuda_available()) throw std::runtime_error("no CUDA device visible");
+}
+
+std::string device_name() {
+  int dev = 0;
+  ADI3D_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  return prop.name;
+}
+
+// Tunes the requested precisions and upserts them into entries.
+void tune_into(std::vector<TuningEntry>& entries, const std::vector<Workload>& ws, const std::string& device,
+               const std::string& precision, Context* ctx) {
+  auto tune_one = [&](auto tag) {
+    using T = decltype(tag);
+    const TridiagPolicy p = do_tune<T>(ws);
+    if (ctx) (sizeof(T) == 4 ? ctx->tuned_f : ctx->tuned_d) = p;
+    upsert(entries, TuningEntry{device, prec<T>(), p, "tuned by adi3d on " + utc_now()});
+  };
+  if (precision != "double") tune_one(float{});
+  if (precision != "float") tune_one(double{});
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    Context ctx;
-    std::string json_path, tune_path, tuning_path, precision = "both";
-    bool quick = false;
-    std::string command;
-    for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto next = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
-      if (arg == "--json") json_path = next();
-      else if (arg == "--reps") ctx.reps = std::max(10, std::stoi(next()));
-      else if (arg == "--precision") precision = next();
-      else if (arg == "--tune") tune_path = next();
-      else if (arg == "--tuning") tuning_path = next();
-      else if (arg == "--no-cpu") ctx.cpu = false;
-      else if (arg == "--quick") quick = true;
-      else throw std::invalid_argument("unknown option " + arg +
-                                       " (valid: --json FILE --reps N --precision float|double|both --tune FILE "
-                                       "--tuning FILE --no-cpu --quick)");
-    }
-    if (precision != "float" && precision != "double" && precision != "both")
-      throw std::invalid_argument("--precision must be float, double or both");
-    if (!cuda_available()) throw std::runtime_error("no CUDA device");
-    cudaDeviceProp prop{};
-    ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    ctx.device = prop.name;
-    CUSPARSE_CHECK(cusparseCreate(&ctx.sparse));
-    ctx.copy_gbs = copy_bandwidth_gbs(ctx.reps);
-    std::printf("device %s, %d SMs; device-to-device copy %.1f GB/s (read+write)\n", prop.name,
-                prop.multiProcessorCount, ctx.copy_gbs);
+namespace adi3d::tridiag {
 
-    std::vector<Workload> ws = {
-        {"1Kx1K", 1024, 1024, true},          {"4Kx4K", 4096, 4096, false},
-        {"512^2x512", 512L * 512, 512, false}, {"2^20x64", 1L << 20, 64, false},
-        {"1x2^21", 1, 1L << 21, true},         {"1x2^24", 1, 1L << 24, false},
-        {"1x2^26", 1, 1L << 26, false}};
-    if (quick) ws = {{"1Kx1K", 1024, 1024, true}, {"1x2^21", 1, 1L << 21, true}};
-
-    if (!tuning_path.empty()) {
-      for (const TuningEntry& e : read_tuning_file(tuning_path))
-        if (e.device == ctx.device) (e.precision == "float" ? ctx.tuned_f : ctx.tuned_d) = e.policy;
-    }
-    std::vector<TuningEntry> entries;
-    if (!tune_path.empty()) entries = read_tuning_file(tune_path);
-    auto tune_one = [&](auto tag) {
-      using T = decltype(tag);
-      const TridiagPolicy p = do_tune<T>(ws);
-      (sizeof(T) == 4 ? ctx.tuned_f : ctx.tuned_d) = p;
-      upsert(entries, TuningEntry{ctx.device, prec<T>(), p, "tuned by adi3d_bench_tridiag on " + utc_now()});
-    };
-    const bool do_f = precision != "double", do_d = precision != "float";
-    if (!tune_path.empty()) {
-      if (do_f) tune_one(float{});
-      if (do_d) tune_one(double{});
-      write_tuning_file(tune_path, entries);
-    }
-    for (const Workload& w : ws) {
-      if (do_f) run_gpu<float>(ctx, w);
-      if (do_d) run_gpu<double>(ctx, w);
-    }
-    cusparseDestroy(ctx.sparse);
-    if (!json_path.empty()) {
-      json out{{"date", utc_now()},
-               {"device", ctx.device},
-               {"sms", prop.multiProcessorCount},
-               {"command", command},
-               {"copy_bandwidth_gbs", ctx.copy_gbs},
-               {"bytes_floor", "5 arrays per equation (a, b, c, d read; x written)"},
-               {"timing", "median of >= 10 runs after 3 warm-up runs, CUDA events; d restored before each run, untimed"},
-               {"rows", ctx.rows}};
-      std::ofstream f(json_path);
-      f << out.dump(2) << "\n";
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "adi3d_bench_tridiag: %s\n", e.what());
-    return 1;
+BenchReport run_bench(const BenchConfig& config) {
+  check_precision(config.precision);
+  require_device();
+  Context ctx;
+  ctx.reps = std::max(10, config.repetitions);
+  ctx.cpu = config.cpu;
+  int dev = 0;
+  ADI3D_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  ctx.device = prop.name;
+  CUSPARSE_CHECK(cusparseCreate(&ctx.sparse));
+  struct SparseGuard {
+    cusparseHandle_t h;
+    ~SparseGuard() { cusparseDestroy(h); }
+  } guard{ctx.sparse};
+  ctx.copy_gbs = copy_bandwidth_gbs(ctx.reps);
+  std::printf("device %s, %d SMs; device-to-device copy %.1f GB/s (read+write)\n", prop.name,
+              prop.multiProcessorCount, ctx.copy_gbs);
+  const std::vector<Workload> ws = workloads(config.quick);
+  if (!config.tuning_path.empty()) {
+    for (const TuningEntry& e : read_tuning_file(config.tuning_path))
+      if (e.device == ctx.device) (e.precision == "float" ? ctx.tuned_f : ctx.tuned_d) = e.policy;
   }
+  if (!config.tune_path.empty()) {
+    std::vector<TuningEntry> entries = read_tuning_file(config.tune_path);
+    tune_into(entries, ws, ctx.device, config.precision, &ctx);
+    write_tuning_file(config.tune_path, entries);
+  }
+  const bool do_f = config.precision != "double", do_d = config.precision != "float";
+  for (const Workload& w : ws) {
+    if (do_f) run_gpu<float>(ctx, w);
+    if (do_d) run_gpu<double>(ctx, w);
+  }
+  return BenchReport{ctx.device, prop.multiProcessorCount, ctx.copy_gbs, std::move(ctx.rows)};
 }
+
+void tune_to_file(const std::string& path, const std::string& precision, bool quick) {
+  check_precision(precision);
+  require_device();
+  if (path.empty()) throw std::invalid_argument("tune: no tuning file path");
+  std::vector<TuningEntry> entries = read_tuning_file(path);
+  tune_into(entries, workloads(quick), device_name(), precision, nullptr);
+  write_tuning_file(path, entries);
+  std::printf("wrote %s\n", path.c_str());
+}
+
+}  // namespace adi3d::tridiag

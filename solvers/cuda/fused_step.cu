@@ -1,0 +1,311 @@
+// The fused Douglas step (DESIGN.md §2-§3) for constant alpha and fixed Dirichlet faces:
+//   pass x: d = (I - tau Ax)^-1 dt (A u + f)   (rhs formed in shared memory, then solved)
+//   pass y: d = (I - tau Ay)^-1 d               (in place)
+//   pass z: u = u + (I - tau Az)^-1 d           (update fused into the solve)
+// Technique: each block holds a tile of L lines (x: L neighbouring x lines of one plane;
+// y, z: L lines neighbouring in x, so every row of the tile is one 128-byte segment) in
+// shared memory, transposed so that one thread per line runs Thomas with the elimination
+// factors that all lines share (constant alpha); loads and stores are coalesced. Moves 7
+// arrays per point (x: u in, d out; y: d in, d out; z: d in, u in, u out), 8 with a
+// source; the u neighbours of the rhs hit L1/L2. Dirichlet nodes keep du = 0: only
+// interior rows are solved and boundary nodes of u and d are never touched.
+#include "solvers/cuda/cuda_backend.cuh"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fused_step.hpp"
+#include "solvers/discretization.hpp"
+
+#include <cuda_runtime.h>
+
+namespace adi3d::cuda {
+namespace {
+
+template <class T>
+struct FusedArgs {
+  int n[3];
+  T w[3];             // interior row weights per axis (wm = wp for constant alpha)
+  T dt;
+  const T* u_in;      // u^n (x pass)
+  const T* f;         // source or null (x pass)
+  T* d;               // stage array
+  T* u;               // u, updated in place (z pass)
+  const T* factors;   // this axis: inv[n], a*inv[n], cp[n] (interior rows valid)
+};
+
+// One pass along kAxis; see the file comment. Block: FusedStepPolicy threads; grid
+// (ceil(n_line_axis / L), n_other - 2) where the line axis is y for the x pass and x for the
+// y and z passes. Dynamic shared memory: n (L + 1) + 3 n values of T.
+template <class T, int L, int kAxis>
+__global__ void __launch_bounds__(FusedStepPolicy<T>::threads)
+    fused_pass_kernel(FusedArgs<T> a) {
+  extern __shared__ unsigned char smem_raw[];
+  T* tile = reinterpret_cast<T*>(smem_raw);  // [m][L + 1]: padded against bank conflicts
+  const int n = a.n[kAxis];
+  T* fac = tile + static_cast<std::size_t>(n) * (L + 1);
+  const int nx = a.n[0], ny = a.n[1];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int tid = threadIdx.x;
+  constexpr int kThreads = FusedStepPolicy<T>::threads;
+
+  for (int e = tid; e < 3 * n; e += kThreads) fac[e] = a.factors[e];
+
+  // Line l of this block: its first node and whether it is an unknown line.
+  const int first = blockIdx.x * L;  // j (x pass) or i (y, z passes) of line 0
+  const int other = 1 + blockIdx.y;  // k (x, y passes) or j (z pass)
+  const int line_n = kAxis == 0 ? ny : nx;
+  auto line_ok = [&](int l) { return first + l >= 1 && first + l <= line_n - 2; };
+
+  // Tile element e <-> (line l, row m) over the interior rows; consecutive e are
+  // consecutive nodes in memory (along the line for x, across the lines for y and z).
+  const int rows = n - 2;
+  const int total = rows * L;
+  auto locate = [&](int e, int& l, int& m) {
+    if (kAxis == 0) {
+      l = e / rows;
+      m = 1 + (e - l * rows);
+    } else {
+      m = 1 + e / L;
+      l = e % L;
+    }
+  };
+  auto node = [&](int l, int m) -> std::size_t {
+    const std::size_t c = first + l;
+    if (kAxis == 0) return m + nx * (c + ny * static_cast<std::size_t>(other));
+    if (kAxis == 1) return c + nx * (m + ny * static_cast<std::size_t>(other));
+    return c + nx * static_cast<std::size_t>(other) + nxy * m;
+  };
+  // B elements per thread in flight before any is stored: enough loads outstanding to
+  // cover DRAM latency at the few blocks per SM that the tile allows.
+  constexpr int B = kAxis == 0 ? 4 : 8;
+  const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
+  if (kAxis == 0) {
+    // Warps take lines, lanes walk x: no division per element, B rows per lane in flight.
+    for (int l = tid / 32; l < L; l += kThreads / 32) {
+      if (!line_ok(l)) continue;
+      const std::size_t row = node(l, 0);
+      for (int m0 = 1 + (tid & 31); m0 < n - 1; m0 += 32 * B) {
+        T v[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q) {
+          const int m = m0 + 32 * q;
+          v[q] = T(0);
+          if (m < n - 1) {
+            // rhs = dt (A u + f), the interior row of apply_operator with constant weights.
+            const std::size_t p = row + m;
+            const T uc = a.u_in[p];
+            T sum = wx * (a.u_in[p - 1] - uc) + wx * (a.u_in[p + 1] - uc);
+            sum += wy * (a.u_in[p - nx] - uc) + wy * (a.u_in[p + nx] - uc);
+            sum += wz * (a.u_in[p - nxy] - uc) + wz * (a.u_in[p + nxy] - uc);
+            if (a.f) sum += a.f[p];
+            v[q] = a.dt * sum;
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (m0 + 32 * q < n - 1) tile[(m0 + 32 * q) * (L + 1) + l] = v[q];
+      }
+    }
+  }
+  for (int e0 = tid; kAxis != 0 && e0 < total; e0 += B * kThreads) {
+    T v[B];
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      const int e = e0 + q * kThreads;
+      v[q] = T(0);
+      int l = 0, m = 0;
+      if (e < total) locate(e, l, m);
+      if (e < total && line_ok(l)) v[q] = a.d[node(l, m)];
+    }
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      const int e = e0 + q * kThreads;
+      int l = 0, m = 0;
+      if (e < total) {
+        locate(e, l, m);
+        tile[m * (L + 1) + l] = v[q];
+      }
+    }
+  }
+  __syncthreads();
+
+  // Thomas with the shared factors, one thread per line; rows 0 and n-1 are Dirichlet
+  // rows with zero increment, so the sweep runs over the interior rows only.
+  if (tid < L && line_ok(tid) && n >= 3) {
+    const T* inv = fac;
+    const T* ainv = fac + n;
+    const T* cp = fac + 2 * n;
+    T* col = tile + tid;
+    // Chunks of C rows: all loads of a chunk are issued before its dependent chain and
+    // its stores, so shared-memory latency is paid once per chunk, not once per row.
+    constexpr int C = 8;
+    T x = T(0);
+    int m = 1;
+    for (; m + C <= n - 1; m += C) {
+      T r[C];
+#pragma unroll
+      for (int q = 0; q < C; ++q) r[q] = col[(m + q) * (L + 1)] * inv[m + q];
+#pragma unroll
+      for (int q = 0; q < C; ++q) r[q] = x = r[q] - ainv[m + q] * x;
+#pragma unroll
+      for (int q = 0; q < C; ++q) col[(m + q) * (L + 1)] = r[q];
+    }
+    for (; m < n - 1; ++m) {
+      x = col[m * (L + 1)] * inv[m] - ainv[m] * x;
+      col[m * (L + 1)] = x;
+    }
+    // Backward: x holds row n-2.
+    m = n - 3;
+    for (; m - C + 1 >= 1; m -= C) {
+      T r[C];
+#pragma unroll
+      for (int q = 0; q < C; ++q) r[q] = col[(m - q) * (L + 1)];
+#pragma unroll
+      for (int q = 0; q < C; ++q) r[q] = x = r[q] - cp[m - q] * x;
+#pragma unroll
+      for (int q = 0; q < C; ++q) col[(m - q) * (L + 1)] = r[q];
+    }
+    for (; m >= 1; --m) {
+      x = col[m * (L + 1)] - cp[m] * x;
+      col[m * (L + 1)] = x;
+    }
+  }
+  __syncthreads();
+
+  if (kAxis == 0) {
+    for (int l = tid / 32; l < L; l += kThreads / 32) {
+      if (!line_ok(l)) continue;
+      const std::size_t row = node(l, 0);
+      for (int m = 1 + (tid & 31); m < n - 1; m += 32) a.d[row + m] = tile[m * (L + 1) + l];
+    }
+  }
+  for (int e0 = tid; kAxis != 0 && e0 < total; e0 += B * kThreads) {
+    T v[B];
+    if (kAxis == 2) {
+#pragma unroll
+      for (int q = 0; q < B; ++q) {
+        const int e = e0 + q * kThreads;
+        int l = 0, m = 0;
+        if (e < total) locate(e, l, m);
+        v[q] = (e < total && line_ok(l)) ? a.u[node(l, m)] : T(0);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      const int e = e0 + q * kThreads;
+      int l = 0, m = 0;
+      if (e < total) locate(e, l, m);
+      if (e < total && line_ok(l)) {
+        const T x = tile[m * (L + 1) + l];
+        if (kAxis == 2)
+          a.u[node(l, m)] = v[q] + x;
+        else
+          a.d[node(l, m)] = x;
+      }
+    }
+  }
+}
+
+template <class T>
+std::size_t pass_smem_bytes(int n) {
+  return (static_cast<std::size_t>(n) * (FusedStepPolicy<T>::lines + 1) + 3 * static_cast<std::size_t>(n)) *
+         sizeof(T);
+}
+
+template <class T, int kAxis>
+void launch_pass(const FusedArgs<T>& a, cudaStream_t s) {
+  constexpr int L = FusedStepPolicy<T>::lines;
+  const int n = a.n[kAxis];
+  const int line_n = kAxis == 0 ? a.n[1] : a.n[0];
+  const int other_n = kAxis == 2 ? a.n[1] : a.n[2];
+  const std::size_t bytes = pass_smem_bytes<T>(n);
+  auto kernel = fused_pass_kernel<T, L, kAxis>;
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)));
+  const dim3 grid((line_n + L - 1) / L, other_n - 2);
+  kernel<<<grid, FusedStepPolicy<T>::threads, bytes, s>>>(a);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+template <class T>
+bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
+  if (op.alpha_field) return false;
+  for (int axis = 0; axis < 3; ++axis)
+    if (op.lo[axis] != BoundaryKind::dirichlet || op.hi[axis] != BoundaryKind::dirichlet) return false;
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  for (int axis = 0; axis < 3; ++axis)
+    if (op.n[axis] < 1 || pass_smem_bytes<T>(op.n[axis]) > static_cast<std::size_t>(optin)) return false;
+  return true;
+}
+
+template <class T>
+bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d,
+                              CUstream_st* stream) {
+  int device = 0;
+  ADI3D_CUDA_CHECK(cudaGetDevice(&device));
+  if (!applies(op, device)) return false;
+  // Every node lies on a Dirichlet face: du = 0.
+  if (op.n[0] < 3 || op.n[1] < 3 || op.n[2] < 3) return true;
+
+  // Shared factors of (I - tau A_axis) over the interior rows, by the same point rules
+  // (axis_row, implicit_row) as every other line solver; row 0 is an identity row, so
+  // the elimination starts from cp = 0.
+  const std::size_t strides[3] = {1, static_cast<std::size_t>(op.n[0]),
+                                  static_cast<std::size_t>(op.n[0]) * op.n[1]};
+  std::size_t offset[3], total = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    offset[axis] = total;
+    total += 3 * static_cast<std::size_t>(op.n[axis]);
+  }
+  std::vector<T> h(total, T(0));
+  FusedArgs<T> args{};
+  for (int axis = 0; axis < 3; ++axis) {
+    const int n = op.n[axis];
+    const std::size_t s = strides[axis];
+    T* inv = h.data() + offset[axis];
+    T* ainv = inv + n;
+    T* cp = inv + 2 * n;
+    T cp_prev = T(0);
+    for (int m = 1; m < n - 1; ++m) {
+      const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
+      inv[m] = T(1) / (row.b - row.a * cp_prev);
+      ainv[m] = row.a * inv[m];
+      cp[m] = row.c * inv[m];
+      cp_prev = cp[m];
+    }
+    args.n[axis] = n;
+    args.w[axis] = axis_row(op, axis, 1, s, s).w.wm;
+  }
+  cudaStream_t s = stream;
+  if (h != host_factors_ || factors_.size() < total) {
+    if (factors_.size() < total) {
+      ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // queued passes may still read them
+      factors_ = Array<T>();
+      factors_ = device_allocate<T>(total);
+    }
+    ADI3D_CUDA_CHECK(cudaMemcpyAsync(factors_.data(), h.data(), total * sizeof(T),
+                                     cudaMemcpyHostToDevice, s));
+    // h is pageable and goes out of scope: wait for the copy.
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
+    host_factors_ = std::move(h);
+  }
+
+  args.dt = dt;
+  args.u_in = u;
+  args.f = f;
+  args.d = d;
+  args.u = u;
+  args.factors = factors_.data() + offset[0];
+  launch_pass<T, 0>(args, s);
+  args.factors = factors_.data() + offset[1];
+  launch_pass<T, 1>(args, s);
+  args.factors = factors_.data() + offset[2];
+  launch_pass<T, 2>(args, s);
+  return true;
+}
+
+template class FusedDouglasStep<float>;
+template class FusedDouglasStep<double>;
+
+}  // namespace adi3d::cuda

@@ -1,0 +1,143 @@
+// The fused Douglas step of the CUDA backend (rhs in the x solve, update in the z solve)
+// against the unfused CUDA operations and the CPU backend: constant alpha, fixed
+// Dirichlet faces, a source, several steps, odd sizes; and the cases it must decline.
+#include "gpu_test_support.hpp"
+#include "solvers/douglas_step.hpp"
+#include "solvers/face_layout.hpp"
+
+#include <cmath>
+
+namespace adi3d::test {
+namespace {
+
+// f = sin(x + 2y) cos(z) (1 + t); Dirichlet values cos(x - y + z), fixed in time.
+template <class T>
+class FixedDirichletForcing final : public Forcing<T> {
+ public:
+  explicit FixedDirichletForcing(const Grid3& g) : g_(g) {}
+  bool has_source() const override { return true; }
+  bool source_depends_on_time() const override { return true; }
+  void source(double t, T* v) const override {
+    for (int k = 0; k < g_.n[2]; ++k)
+      for (int j = 0; j < g_.n[1]; ++j)
+        for (int i = 0; i < g_.n[0]; ++i)
+          v[g_.index(i, j, k)] = static_cast<T>(std::sin(g_.coord(0, i) + 2 * g_.coord(1, j)) *
+                                                std::cos(g_.coord(2, k)) * (1 + t));
+  }
+  bool boundary_depends_on_time(int) const override { return false; }
+  bool boundary_is_zero(int) const override { return false; }
+  void boundary(int face, double, T* v) const override {
+    const FaceAxes fa = face_axes(face);
+    for (int b = 0; b < g_.n[fa.v]; ++b)
+      for (int a = 0; a < g_.n[fa.u]; ++a) {
+        int idx[3];
+        idx[fa.axis] = face % 2 == 0 ? 0 : g_.n[fa.axis] - 1;
+        idx[fa.u] = a;
+        idx[fa.v] = b;
+        v[a + static_cast<std::size_t>(g_.n[fa.u]) * b] =
+            static_cast<T>(std::cos(g_.coord(0, idx[0]) - g_.coord(1, idx[1]) + g_.coord(2, idx[2])));
+      }
+  }
+
+ private:
+  Grid3 g_;
+};
+
+const std::array<int, 3> kSizes[] = {{67, 35, 19}, {3, 3, 3}, {129, 129, 129}, {33, 4, 65}};
+
+template <class T>
+class FusedStep : public CudaTest<T> {};
+TYPED_TEST_SUITE(FusedStep, Precisions);
+
+// The stepper takes the fused path on the GPU; the CPU runs the step operation by operation.
+TYPED_TEST(FusedStep, StepperMatchesCpu) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  for (const auto& n : kSizes) {
+    const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+    const FixedDirichletForcing<T> forcing(d.grid);
+    const auto u0 = random_field<T>(d.grid.size(), this->rng_);
+    DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
+    DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
+    Array<T> gu = this->to_gpu(u0), cu = this->to_cpu(u0);
+    gs.initialize(gu.data(), 0.0);
+    cs.initialize(cu.data(), 0.0);
+    const double dt = 2e-3;
+    for (int step = 0; step < 5; ++step) {
+      gs.step(gu.data(), step * dt, dt);
+      cs.step(cu.data(), step * dt, dt);
+    }
+    EXPECT_LE(relative_difference(this->from_cpu(cu), this->from_gpu(gu)), 20 * tolerance<T>())
+        << describe(bc, n, false);
+  }
+}
+
+// The backend operation itself against the unfused CUDA operations, with a random source
+// and random data (boundary values included), several steps.
+TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  for (const auto& n : kSizes) {
+    const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+    const OperatorView<T> op = make_operator_view(d, nullptr);
+    const std::size_t points = d.grid.size();
+    const auto u0 = random_field<T>(points, this->rng_);
+    Array<T> f = this->to_gpu(random_field<T>(points, this->rng_));
+    Array<T> fused = this->to_gpu(u0), plain = this->to_gpu(u0);
+    Array<T> scratch = this->to_gpu(random_field<T>(points, this->rng_));
+    Array<T> r = this->gpu_->allocate(points);
+    Backend<T>& b = *this->gpu_;
+    const T dt = static_cast<T>(2e-3), tau = static_cast<T>(1e-3);
+    for (int step = 0; step < 3; ++step) {
+      ASSERT_TRUE(b.fused_douglas_step(op, fused.data(), f.data(), dt, tau, scratch.data()))
+          << describe(bc, n, false);
+      b.operator_rhs(op, plain.data(), f.data(), FaceData<T>{}, dt, r.data());
+      for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
+      b.axpy(T(1), r.data(), plain.data(), points);
+    }
+    // Without a source too.
+    ASSERT_TRUE(b.fused_douglas_step(op, fused.data(), nullptr, dt, tau, scratch.data()));
+    b.operator_rhs(op, plain.data(), nullptr, FaceData<T>{}, dt, r.data());
+    for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
+    b.axpy(T(1), r.data(), plain.data(), points);
+    EXPECT_LE(relative_difference(this->from_gpu(plain), this->from_gpu(fused)), 20 * tolerance<T>())
+        << describe(bc, n, false);
+  }
+}
+
+// Variable alpha, Neumann and periodic faces are not the fused path's: it must decline and
+// leave u alone, and the CPU backend never fuses.
+TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
+  using T = TypeParam;
+  const std::array<int, 3> n{17, 9, 11};
+  const auto u0 = random_field<T>(static_cast<std::size_t>(n[0]) * n[1] * n[2], this->rng_);
+  Array<T> u = this->to_gpu(u0), scratch = this->to_gpu(u0);
+  const T dt = T(1e-3), tau = T(5e-4);
+  {
+    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                                             BoundaryKind::dirichlet),
+                                             true, this->rng_);
+    Array<T> alpha = this->to_gpu(d.alpha_field);
+    EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, alpha.data()), u.data(), nullptr,
+                                                dt, tau, scratch.data()));
+  }
+  for (BoundaryKind k : {BoundaryKind::neumann, BoundaryKind::periodic}) {
+    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, k,
+                                                             BoundaryKind::dirichlet),
+                                             false, this->rng_);
+    EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, nullptr), u.data(), nullptr, dt,
+                                                tau, scratch.data()));
+  }
+  EXPECT_EQ(relative_difference(u0, this->from_gpu(u)), 0.0);
+  const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                                           BoundaryKind::dirichlet),
+                                           false, this->rng_);
+  Array<T> cu = this->to_cpu(u0), cs = this->to_cpu(u0);
+  EXPECT_FALSE(this->cpu_->fused_douglas_step(make_operator_view(d, nullptr), cu.data(), nullptr, dt,
+                                              tau, cs.data()));
+}
+
+}  // namespace
+}  // namespace adi3d::test
