@@ -55,6 +55,10 @@ class Backend {
   virtual void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) = 0;
   // Writes one face plane of a grid field from face-layout values (backend memory).
   virtual void set_face(const Grid3& grid, int face, const T* values, T* field) = 0;
+  // out = (I - tau A_axis) in for face arrays of `face` along one of its tangential axes
+  // (tangential_factor in discretization.hpp); in and out must not overlap.
+  virtual void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
+                                      const T* in, T* out) = 0;
   // y += a x
   virtual void axpy(T a, const T* x, T* y, std::size_t n) = 0;
   // Norms of x - y (y may be null: norms of x).

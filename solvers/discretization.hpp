@@ -6,6 +6,7 @@
 // two nodes, exact for layered media). A Neumann face node uses the mirrored ghost node
 // (the half-cell balance), so wm = 0, wp = 2 alpha_{1/2} / h^2 and the prescribed outward
 // derivative g adds 2 alpha_0 g / h. A Dirichlet face node is not an unknown.
+#include "solvers/face_layout.hpp"
 #include "solvers/host_device.hpp"
 #include "solvers/operator_view.hpp"
 
@@ -93,6 +94,31 @@ ADI3D_HD bool is_dirichlet_node(const OperatorView<T>& op, int i, int j, int k) 
   return row_kind(i, op.n[0], op.lo[0], op.hi[0]) == RowKind::dirichlet ||
          row_kind(j, op.n[1], op.lo[1], op.hi[1]) == RowKind::dirichlet ||
          row_kind(k, op.n[2], op.lo[2], op.hi[2]) == RowKind::dirichlet;
+}
+
+// Element (a, b) of (I - tau A_axis) w, for w a face array of `face` (face_layout.hpp) and
+// `axis` one of the face's tangential axes; identity where the row along `axis` is a
+// Dirichlet row. The Douglas step builds its consistent intermediate Dirichlet values
+// from it (douglas_step.hpp).
+template <class T>
+ADI3D_HD T tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* w,
+                             int a, int b) {
+  const FaceAxes fa = face_axes(face);
+  const std::size_t nu = static_cast<std::size_t>(op.n[fa.u]);
+  const bool along_u = axis == fa.u;
+  const int i = along_u ? a : b;
+  const std::size_t stride = axis == 0   ? std::size_t{1}
+                             : axis == 1 ? static_cast<std::size_t>(op.n[0])
+                                         : static_cast<std::size_t>(op.n[0]) * op.n[1];
+  const AxisRow<T> row = axis_row(op, axis, i, face_node(op.n, face, a, b), stride);
+  const std::size_t e = a + nu * b;
+  if (row.kind == RowKind::dirichlet) return w[e];
+  const bool periodic = op.lo[axis] == BoundaryKind::periodic;
+  const int im = lower_neighbour(i, op.n[axis], periodic);
+  const int ip = upper_neighbour(i, op.n[axis], periodic);
+  const std::size_t em = along_u ? im + nu * b : a + nu * im;
+  const std::size_t ep = along_u ? ip + nu * b : a + nu * ip;
+  return w[e] - tau * (row.w.wm * (w[em] - w[e]) + row.w.wp * (w[ep] - w[e]));
 }
 
 // (A u)_p at an unknown node: the 7-point stencil.

@@ -38,26 +38,35 @@ class DouglasStepper {
 
  private:
   void load_forcing(double t);
+  // Face data at time t into backend memory: on the backend where the forcing can (run-time
+  // compiled formulas), else sampled on the host and uploaded.
+  void sample_face(int face, double t, T* dst);
+  // From g_now_ and g^{n+1} = g(t_next): the stage values of every moving Dirichlet face.
+  void prepare_dirichlet_stages(double t_next, T tau);
   void set_dirichlet_increments(T* field, int axis);
 
   Backend<T>& backend_;
   const Diffusion<T>& diffusion_;
   const Forcing<T>& forcing_;
   double theta_;
-  OperatorView<T> op_{};       // over backend memory
-  OperatorView<T> host_op_{};  // over host memory (face computations)
+  OperatorView<T> op_{};  // over backend memory
   Array<T> alpha_;
   Array<T> source_;
   Array<T> rhs_;
   std::array<Array<T>, 6> neumann_;
-  std::array<Array<T>, 6> face_scratch_;
   std::vector<T> host_source_;
+  std::vector<T> host_face_;
   bool forcing_loaded_ = false;
   double forcing_time_ = 0;
-  // Dirichlet data: the values now imposed and the consistent stage values per face.
+  // Dirichlet data per face (backend memory): the values now imposed, and where the data
+  // moves, the next values, the increment dg and the stage values built from it (zero on
+  // faces whose data is fixed).
   bool dirichlet_moves_ = false;
-  std::array<std::vector<T>, 6> g_now_;
-  std::array<std::vector<T>, 6> stage_values_;
+  std::array<bool, 6> face_moves_{};
+  std::array<Array<T>, 6> g_now_;
+  std::array<Array<T>, 6> g_next_;
+  std::array<Array<T>, 6> increment_;
+  std::array<Array<T>, 6> stage_;
 };
 
 }  // namespace adi3d

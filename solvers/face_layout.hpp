@@ -2,6 +2,7 @@
 // Face arrays: the nodes of one face of the grid, indexed by the two other axes in
 // increasing order (x-faces by (j,k), y-faces by (i,k), z-faces by (i,j)), first fastest.
 #include "solvers/grid.hpp"
+#include "solvers/host_device.hpp"
 
 namespace adi3d {
 
@@ -10,7 +11,7 @@ struct FaceAxes {
   int u, v;   // tangential axes, u fastest
 };
 
-inline FaceAxes face_axes(int face) {
+ADI3D_HD FaceAxes face_axes(int face) {
   const int axis = face / 2;
   return {axis, axis == 0 ? 1 : 0, axis == 2 ? 1 : 2};
 }
@@ -20,14 +21,20 @@ inline std::size_t face_size(const Grid3& g, int face) {
   return static_cast<std::size_t>(g.n[f.u]) * g.n[f.v];
 }
 
-// Flat grid index of face node (a, b) (a along u, b along v).
-inline std::size_t face_node(const Grid3& g, int face, int a, int b) {
+// Flat grid index of face node (a, b) (a along u, b along v) on an n[0] x n[1] x n[2] grid.
+ADI3D_HD std::size_t face_node(const int n[3], int face, int a, int b) {
   const FaceAxes f = face_axes(face);
   int idx[3];
-  idx[f.axis] = (face % 2 == 0) ? 0 : g.n[f.axis] - 1;
+  idx[f.axis] = (face % 2 == 0) ? 0 : n[f.axis] - 1;
   idx[f.u] = a;
   idx[f.v] = b;
-  return g.index(idx[0], idx[1], idx[2]);
+  return static_cast<std::size_t>(idx[0]) +
+         static_cast<std::size_t>(n[0]) *
+             (static_cast<std::size_t>(idx[1]) + static_cast<std::size_t>(n[1]) * idx[2]);
+}
+
+inline std::size_t face_node(const Grid3& g, int face, int a, int b) {
+  return face_node(g.n.data(), face, a, b);
 }
 
 }  // namespace adi3d

@@ -113,6 +113,17 @@ void CpuBackend<T>::set_face(const Grid3& grid, int face, const T* values, T* fi
 }
 
 template <class T>
+void CpuBackend<T>::face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
+                                           const T* in, T* out) {
+  const FaceAxes fa = face_axes(face);
+  const int nu = op.n[fa.u], nv = op.n[fa.v];
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nv; ++b)
+    for (int a = 0; a < nu; ++a)
+      out[a + static_cast<std::size_t>(nu) * b] = tangential_factor(op, face, axis, tau, in, a, b);
+}
+
+template <class T>
 void CpuBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 #pragma omp parallel for simd schedule(static)
   for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e) y[e] += a * x[e];

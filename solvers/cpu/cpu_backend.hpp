@@ -21,6 +21,8 @@ class CpuBackend : public Backend<T> {
                     T scale, T* r) override;
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
+  void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
+                              T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override {}

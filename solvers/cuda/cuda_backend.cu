@@ -177,6 +177,13 @@ void CudaBackend<T>::set_face(const Grid3& grid, int face, const T* values, T* f
 }
 
 template <class T>
+void CudaBackend<T>::face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
+                                            const T* in, T* out) {
+  activate();
+  launch_face_tangential_factor(op, face, axis, tau, in, out, stream_);
+}
+
+template <class T>
 void CudaBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
   if (n == 0) return;
   activate();

@@ -86,6 +86,9 @@ template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s);
+template <class T>
+void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
+                                   const T* in, T* out, cudaStream_t s);
 
 // Device memory with an owner: cudaMalloc, or a CudaError/BackendUnavailable that says
 // how much was asked for and how much is free.
@@ -112,6 +115,8 @@ class CudaBackend final : public Backend<T> {
                     T scale, T* r) override;
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
+  void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
+                              T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override;

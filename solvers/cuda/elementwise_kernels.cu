@@ -1,9 +1,12 @@
 // Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
-// and writing one face plane from face-layout values (1 read + 1 write per face node).
+// writing one face plane from face-layout values (1 read + 1 write per face node), and
+// the tangential factors of face arrays (moving Dirichlet data, douglas_step.hpp).
 // Grid-stride loops: a fixed, device-filling grid serves any n.
 #include "solvers/boundary.hpp"
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/discretization.hpp"
+#include "solvers/face_layout.hpp"
 
 #include <algorithm>
 
@@ -31,25 +34,29 @@ __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std
     y[e] += a * x[e];
 }
 
-// Face node (a, b) of face `face` (face_layout.hpp: tangential axes in increasing order,
-// the first fastest).
+// Face element e = a + nu b of face `face` (face_layout.hpp).
 template <class T>
 __global__ void set_face_kernel(int nx, int ny, int nz, int face, const T* __restrict__ values,
                                 T* __restrict__ field) {
   const int n[3] = {nx, ny, nz};
-  const int axis = face / 2;
-  const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
-  const int nu = n[ua], nv = n[va];
-  const std::size_t count = static_cast<std::size_t>(nu) * nv;
+  const FaceAxes fa = face_axes(face);
+  const int nu = n[fa.u];
+  const std::size_t count = static_cast<std::size_t>(nu) * n[fa.v];
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
-       e += std::size_t(gridDim.x) * blockDim.x) {
-    int idx[3];
-    idx[axis] = (face % 2 == 0) ? 0 : n[axis] - 1;
-    idx[ua] = static_cast<int>(e % nu);
-    idx[va] = static_cast<int>(e / nu);
-    field[idx[0] + static_cast<std::size_t>(nx) * (idx[1] + static_cast<std::size_t>(ny) * idx[2])] =
-        values[e];
-  }
+       e += std::size_t(gridDim.x) * blockDim.x)
+    field[face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu))] = values[e];
+}
+
+template <class T>
+__global__ void face_tangential_factor_kernel(OperatorView<T> op, int face, int axis, T tau,
+                                              const T* __restrict__ in, T* __restrict__ out) {
+  const FaceAxes fa = face_axes(face);
+  const int nu = op.n[fa.u];
+  const std::size_t count = static_cast<std::size_t>(nu) * op.n[fa.v];
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    out[e] = tangential_factor(op, face, axis, tau, in, static_cast<int>(e % nu),
+                               static_cast<int>(e / nu));
 }
 
 }  // namespace
@@ -68,19 +75,29 @@ void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
 
 template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s) {
-  const int axis = face / 2;
-  const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
-  const std::size_t count = static_cast<std::size_t>(grid.n[ua]) * grid.n[va];
+  const std::size_t count = face_size(grid, face);
   if (count == 0) return;
   set_face_kernel<<<grid_for(count), kThreads, 0, s>>>(grid.n[0], grid.n[1], grid.n[2], face,
                                                        values, field);
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
+template <class T>
+void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
+                                   const T* in, T* out, cudaStream_t s) {
+  const FaceAxes fa = face_axes(face);
+  const std::size_t count = static_cast<std::size_t>(op.n[fa.u]) * op.n[fa.v];
+  if (count == 0) return;
+  face_tangential_factor_kernel<<<grid_for(count), kThreads, 0, s>>>(op, face, axis, tau, in, out);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
 #define ADI3D_INSTANTIATE(T)                                                     \
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
-  template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);
+  template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
+  template void launch_face_tangential_factor<T>(const OperatorView<T>&, int, int, T, const T*, \
+                                                 T*, cudaStream_t);
 ADI3D_INSTANTIATE(float)
 ADI3D_INSTANTIATE(double)
 #undef ADI3D_INSTANTIATE

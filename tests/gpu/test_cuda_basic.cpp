@@ -1,5 +1,5 @@
-// CUDA backend basics: creation and errors, transfers, fill, axpy, set_face and the norm
-// reduction, each against the CPU backend.
+// CUDA backend basics: creation and errors, transfers, fill, axpy, set_face, the tangential
+// factors of face arrays and the norm reduction, each against the CPU backend.
 #include "gpu_test_support.hpp"
 #include "solvers/face_layout.hpp"
 
@@ -120,6 +120,36 @@ TYPED_TEST(CudaBasic, SetFaceMatchesCpuOnEveryFace) {
     this->cpu_->set_face(g, face, cv.data(), cf.data());
   }
   EXPECT_EQ(this->from_gpu(gf), this->from_cpu(cf));
+}
+
+TYPED_TEST(CudaBasic, FaceTangentialFactorMatchesCpu) {
+  using T = TypeParam;
+  const std::array<int, 3> n{13, 9, 7};
+  for (const BoundarySpec& bc : all_face_mixes())
+    for (bool variable : {false, true}) {
+      const Diffusion<T> d = make_diffusion<T>(n, bc, variable, this->rng_);
+      Array<T> galpha, calpha;
+      if (variable) {
+        galpha = this->to_gpu(d.alpha_field);
+        calpha = this->to_cpu(d.alpha_field);
+      }
+      const OperatorView<T> gop = make_operator_view(d, variable ? galpha.data() : nullptr);
+      const OperatorView<T> cop = make_operator_view(d, variable ? calpha.data() : nullptr);
+      for (int face = 0; face < 6; ++face) {
+        const FaceAxes fa = face_axes(face);
+        const auto w = random_field<T>(face_size(d.grid, face), this->rng_);
+        Array<T> gw = this->to_gpu(w), cw = this->to_cpu(w);
+        for (int axis : {fa.u, fa.v}) {
+          Array<T> gout = this->gpu_->allocate(w.size()), cout = this->cpu_->allocate(w.size());
+          this->gpu_->face_tangential_factor(gop, face, axis, T(0.01), gw.data(), gout.data());
+          this->cpu_->face_tangential_factor(cop, face, axis, T(0.01), cw.data(), cout.data());
+          const auto ref = this->from_cpu(cout);
+          ASSERT_LE(relative_difference(ref, this->from_gpu(gout)), tolerance<T>())
+              << describe(bc, n, variable) << " face " << face << " axis " << axis;
+          ASSERT_NE(ref, w) << "the factor must change an interior row";
+        }
+      }
+    }
 }
 
 TYPED_TEST(CudaBasic, ZeroSizedOperationsDoNothing) {
