@@ -43,8 +43,8 @@ template <class T>
 bool FormulaForcing<T>::source_on_backend(double t, T* values, Backend<T>& backend) const {
   const rtc::DeviceFunction<T>* fn = device_function(source_, 0, backend);
   if (!fn) return false;
-  backend.synchronize();  // the backend's stream may still read the previous values
-  fn->sample_grid(grid_, t, values);
+  // On the backend's stream: ordered after the work that still reads the previous values.
+  fn->sample_grid(grid_, t, values, backend.cuda_stream());
   return true;
 }
 
@@ -53,8 +53,7 @@ bool FormulaForcing<T>::boundary_on_backend(int face, double t, T* values, Backe
   if (!faces_[face]) return false;
   const rtc::DeviceFunction<T>* fn = device_function(*faces_[face], face + 1, backend);
   if (!fn) return false;
-  backend.synchronize();
-  fn->sample_face(grid_, face, t, values);
+  fn->sample_face(grid_, face, t, values, backend.cuda_stream());
   return true;
 }
 

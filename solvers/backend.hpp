@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+struct CUstream_st;  // cudaStream_t, opaque: this header has no CUDA dependency
+
 namespace adi3d {
 
 enum class BackendKind { cpu, cuda };
@@ -40,6 +42,9 @@ class Backend {
   virtual std::string description() const = 0;
   // The CUDA device the backend runs on (0 for the CPU).
   virtual int device() const { return 0; }
+  // The CUDA stream that orders the backend's work (null on the CPU): kernels launched
+  // from elsewhere (run-time compiled formulas) join it instead of synchronising.
+  virtual CUstream_st* cuda_stream() { return nullptr; }
 
   virtual Array<T> allocate(std::size_t n) = 0;
   virtual void upload(const T* host, T* dst, std::size_t n) = 0;

@@ -125,6 +125,7 @@ class CudaBackend final : public Backend<T> {
 
   const CudaPolicy& policy() const { return policy_; }
   cudaStream_t stream() const { return stream_; }  // for timing with events (bench)
+  CUstream_st* cuda_stream() override { return stream_; }
   void set_policy(const CudaPolicy& p) { policy_ = p; }
 
  private:

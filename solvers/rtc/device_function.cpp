@@ -110,29 +110,26 @@ template <class T>
 DeviceFunction<T>::~DeviceFunction() = default;
 
 template <class T>
-void DeviceFunction<T>::sample_grid(const Grid3& g, double t, T* out) const {
+void DeviceFunction<T>::sample_grid(const Grid3& g, double t, T* out, CUstream_st* stream) const {
   int nx = g.n[0], ny = g.n[1], nz = g.n[2];
   double x0 = g.lo[0], y0 = g.lo[1], z0 = g.lo[2], hx = g.h[0], hy = g.h[1], hz = g.h[2];
   void* args[] = {&out, &nx, &ny, &nz, &x0, &y0, &z0, &hx, &hy, &hz, &t};
   const dim3 block(128), grid((nx + 127) / 128, std::min(ny, 65535), std::min(nz, 65535));
-  // The default stream orders this launch after the backend's blocking stream; the
-  // synchronisation makes the values visible to whatever stream reads them next.
-  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->grid_kernel), grid, block, args, 0, nullptr),
+  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->grid_kernel), grid, block, args, 0, stream),
              "launch sample_grid");
-  check_cuda(cudaDeviceSynchronize(), "sample_grid");
 }
 
 template <class T>
-void DeviceFunction<T>::sample_face(const Grid3& g, int face, double t, T* out) const {
+void DeviceFunction<T>::sample_face(const Grid3& g, int face, double t, T* out,
+                                     CUstream_st* stream) const {
   const FaceAxes fa = face_axes(face);
   int nu = g.n[fa.u], nv = g.n[fa.v], axis = fa.axis, ua = fa.u, va = fa.v;
   double normal = g.coord(fa.axis, face % 2 == 0 ? 0 : g.n[fa.axis] - 1);
   double u0 = g.lo[fa.u], hu = g.h[fa.u], v0 = g.lo[fa.v], hv = g.h[fa.v];
   void* args[] = {&out, &nu, &nv, &axis, &ua, &va, &normal, &u0, &hu, &v0, &hv, &t};
   const dim3 block(128), grid((nu + 127) / 128, std::min(nv, 65535));
-  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->face_kernel), grid, block, args, 0, nullptr),
+  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->face_kernel), grid, block, args, 0, stream),
              "launch sample_face");
-  check_cuda(cudaDeviceSynchronize(), "sample_face");
 }
 
 template class DeviceFunction<float>;

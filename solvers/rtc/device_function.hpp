@@ -5,6 +5,8 @@
 // every step instead of on the host. No CUDA headers here: callers above solvers/ include it.
 #include "solvers/grid.hpp"
 
+struct CUstream_st;  // cudaStream_t
+
 #include <memory>
 #include <string>
 
@@ -23,10 +25,10 @@ class DeviceFunction {
   DeviceFunction(const DeviceFunction&) = delete;
   DeviceFunction& operator=(const DeviceFunction&) = delete;
 
-  // out (device memory, x fastest) = f at every node, at time t. Synchronous.
-  void sample_grid(const Grid3& grid, double t, T* out) const;
-  // out (device memory, face layout of face_layout.hpp) = f on one face. Synchronous.
-  void sample_face(const Grid3& grid, int face, double t, T* out) const;
+  // out (device memory, x fastest) = f at every node, at time t; queued on `stream`.
+  void sample_grid(const Grid3& grid, double t, T* out, CUstream_st* stream) const;
+  // out (device memory, face layout of face_layout.hpp) = f on one face; queued on `stream`.
+  void sample_face(const Grid3& grid, int face, double t, T* out, CUstream_st* stream) const;
 
  private:
   struct Module;

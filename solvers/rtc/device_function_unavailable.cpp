@@ -16,9 +16,9 @@ DeviceFunction<T>::DeviceFunction(const std::string&, int) {
 template <class T>
 DeviceFunction<T>::~DeviceFunction() = default;
 template <class T>
-void DeviceFunction<T>::sample_grid(const Grid3&, double, T*) const {}
+void DeviceFunction<T>::sample_grid(const Grid3&, double, T*, CUstream_st*) const {}
 template <class T>
-void DeviceFunction<T>::sample_face(const Grid3&, int, double, T*) const {}
+void DeviceFunction<T>::sample_face(const Grid3&, int, double, T*, CUstream_st*) const {}
 
 template class DeviceFunction<float>;
 template class DeviceFunction<double>;

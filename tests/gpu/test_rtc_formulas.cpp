@@ -31,7 +31,7 @@ TYPED_TEST(RtcFormula, GridAndFaceSamplesMatchTheHost) {
     std::vector<T> host(g.size());
     physics::sample_grid(f, g, 0.7, host.data());
     Array<T> dev = this->gpu_->allocate(g.size());
-    fn.sample_grid(g, 0.7, dev.data());
+    fn.sample_grid(g, 0.7, dev.data(), this->gpu_->cuda_stream());
     const std::vector<T> got = this->from_gpu(dev);
     for (std::size_t p = 0; p < host.size(); ++p)
       ASSERT_NEAR(double(got[p]), double(host[p]), tolerance<T>() * (1 + std::fabs(double(host[p]))))
@@ -40,7 +40,7 @@ TYPED_TEST(RtcFormula, GridAndFaceSamplesMatchTheHost) {
       std::vector<T> hf(face_size(g, face));
       physics::sample_face(f, g, face, 0.3, hf.data());
       Array<T> df = this->gpu_->allocate(hf.size());
-      fn.sample_face(g, face, 0.3, df.data());
+      fn.sample_face(g, face, 0.3, df.data(), this->gpu_->cuda_stream());
       const std::vector<T> gf = this->from_gpu(df);
       for (std::size_t p = 0; p < hf.size(); ++p)
         ASSERT_NEAR(double(gf[p]), double(hf[p]), tolerance<T>() * (1 + std::fabs(double(hf[p]))))
