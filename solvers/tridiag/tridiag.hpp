@@ -35,7 +35,12 @@ struct TridiagBatch {
 // system into chunks of split_chunk rows, reduces every chunk to its two end rows (a
 // tridiagonal interface system of 2 rows per chunk, solved recursively) and
 // back-substitutes: one pass per level and a factor split_chunk/2 per level instead of 2.
-enum class Stage1Method { partition, pcr };
+// reg_partition is the register-resident variant (contiguous systems; others fall back to
+// partition): every thread holds a chunk of split_chunk (4, 8 or 16) rows in registers and
+// reduces it to one separator row (a factor split_chunk per level); nothing but the
+// reduced system is written, and the substitution pass re-reads a, b, c, d instead of
+// three stored sweep arrays (9 arrays per equation and level instead of 11).
+enum class Stage1Method { partition, pcr, reg_partition };
 
 // The base solver for subsystems that fit the base size (paper §III-A): pcr_thomas loads
 // each subsystem into shared memory (strided when stage 2 left it strided) and runs PCR
@@ -45,8 +50,14 @@ enum class Stage1Method { partition, pcr };
 // on-chip base: the subsystem is loaded into shared memory, every thread eliminates its
 // own contiguous chunk of base_chunk rows to the chunk's two end rows, the interface
 // system (2 rows per chunk) is solved by PCR in shared memory, and each thread then
-// substitutes its chunk's interior rows.
-enum class BaseKernel { pcr_thomas, thread_thomas, partition };
+// substitutes its chunk's interior rows; reg_partition is the same method with the chunks
+// in registers (contiguous subsystems of up to 256 or 512 chunks; others fall back to
+// partition): coalesced loads (16-byte vectors where aligned), each thread eliminates its base_chunk (4, 8 or 16)
+// rows to one separator row, PCR on the separators across the threads (warp shuffles up
+// to 32 threads per subsystem), back-substitution in registers, coalesced stores. Shared
+// memory holds only the separators and a per-warp transpose buffer, so it runs at high
+// occupancy at the 20/40-byte floor.
+enum class BaseKernel { pcr_thomas, thread_thomas, partition, reg_partition };
 
 // Every switch point of the solver. Any values within the documented ranges give a correct
 // solve; they only move the time. default_policy() is the untuned, always-safe choice.
@@ -55,8 +66,9 @@ struct TridiagPolicy {
   // Stage 1 runs while the batch has fewer independent systems than this (paper: "enough
   // systems to keep all processors busy", default 16 there).
   long stage1_min_systems = 256;
-  // Rows per chunk for partition splitting, i.e. elements per thread (4..128); 0 picks
-  // the precision's default (32 for float, 16 for double).
+  // Rows per chunk for partition splitting, i.e. elements per thread (4..128; 4, 8 or 16
+  // for reg_partition, larger values taking 16); 0 picks the precision's default (32 for
+  // float, 16 for double).
   int split_chunk = 0;
   // Largest subsystem handed to the on-chip base kernel; larger ones are split (stage 2).
   long base_size = 1024;
@@ -64,9 +76,10 @@ struct TridiagPolicy {
   // 1..1024); it is also the number of threads per subsystem.
   int pcr_thomas_switch = 64;
   BaseKernel base = BaseKernel::pcr_thomas;
-  // Rows per thread of the partition base kernel (2..64).
+  // Rows per thread of the partition base kernels (4..64; 4, 8 or 16 for reg_partition,
+  // larger values taking 16).
   int base_chunk = 8;
-  // Threads per block for the one-thread-per-system and element-wise kernels.
+  // Threads per block for the one-thread-per-system, element-wise and register kernels.
   int block_threads = 256;
   // Interleaved batches with at least this many systems use one thread per system
   // (coalesced Thomas) directly, however large n is.
@@ -74,7 +87,8 @@ struct TridiagPolicy {
 };
 
 std::string to_string(const TridiagPolicy& p);
-const char* base_kernel_name(BaseKernel b);  // pcr_thomas, thread_thomas, partition
+const char* base_kernel_name(BaseKernel b);    // pcr_thomas, thread_thomas, partition, reg_partition
+const char* stage1_method_name(Stage1Method m);  // partition, pcr, reg_partition
 
 // Host solve, OpenMP over systems (interleaved batches in vectorised blocks).
 template <class T>

@@ -178,8 +178,13 @@ void run_gpu(Context& ctx, const Workload& w) {
   };
   ours("ours-default", default_policy());
   ours("ours-static", static_policy<T>(w.n, w.count, Layout::contiguous));
-  {  // the static guess with the previous (O(n log n) PCR-Thomas) base kernel, for comparison
+  {  // the static guess with earlier kernels, for comparison: the shared-memory O(n)
+     // partition (stage 1 and base), and the O(n log n) PCR-Thomas base
     TridiagPolicy p = static_policy<T>(w.n, w.count, Layout::contiguous);
+    p.stage1 = Stage1Method::partition;
+    p.base = BaseKernel::partition;
+    ours("ours-static-smem-partition", p);
+    p = static_policy<T>(w.n, w.count, Layout::contiguous);
     p.base = BaseKernel::pcr_thomas;
     ours("ours-static-pcr_thomas-base", p);
   }

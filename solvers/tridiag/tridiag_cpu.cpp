@@ -114,13 +114,23 @@ const char* base_kernel_name(BaseKernel b) {
     case BaseKernel::pcr_thomas: return "pcr_thomas";
     case BaseKernel::thread_thomas: return "thread_thomas";
     case BaseKernel::partition: return "partition";
+    case BaseKernel::reg_partition: return "reg_partition";
   }
   return "pcr_thomas";
 }
 
+const char* stage1_method_name(Stage1Method m) {
+  switch (m) {
+    case Stage1Method::partition: return "partition";
+    case Stage1Method::pcr: return "pcr";
+    case Stage1Method::reg_partition: return "reg_partition";
+  }
+  return "partition";
+}
+
 std::string to_string(const TridiagPolicy& p) {
   std::ostringstream o;
-  o << "stage1=" << (p.stage1 == Stage1Method::partition ? "partition" : "pcr")
+  o << "stage1=" << stage1_method_name(p.stage1)
     << " stage1_min_systems=" << p.stage1_min_systems << " split_chunk=" << p.split_chunk
     << " base_size=" << p.base_size << " pcr_thomas_switch=" << p.pcr_thomas_switch
     << " base=" << base_kernel_name(p.base) << " base_chunk=" << p.base_chunk

@@ -1,10 +1,12 @@
 // Host side of the multi-stage CUDA tridiagonal solver: policy sanitising, stage dispatch
 // (paper Fig. 1), stream-ordered workspace, the static guess, the dynamic search and
-// policy_for(). The kernels and their byte counts are in tridiag_kernels.cuh.
+// policy_for(). The kernels and their byte counts are in tridiag_kernels.cuh (shared-memory
+// and global-memory kernels) and tridiag_reg_kernels.cuh (register-resident partition).
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_kernels.cuh"
 #include "solvers/tridiag/tridiag_random.cuh"
+#include "solvers/tridiag/tridiag_reg_kernels.cuh"
 #include "solvers/tridiag/tuning_file.hpp"
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace adi3d::tridiag {
@@ -91,6 +94,24 @@ class Workspace {
   cudaStream_t st_;
   std::vector<void*> ptrs_;
 };
+
+// Rows per thread of the register kernels: 4, 8 or 16 (the instantiated chunks).
+int reg_chunk(int k) { return k >= 16 ? 16 : (k >= 8 ? 8 : 4); }
+
+// Calls f(std::integral_constant<int, K>{}) for K = reg_chunk(k).
+template <class F>
+void with_reg_chunk(int k, F&& f) {
+  switch (reg_chunk(k)) {
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    default: f(std::integral_constant<int, 4>{}); break;
+  }
+}
+
+template <class T>
+bool aligned16(const T* p) {
+  return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 unsigned grid_for(long total, int threads, int sms) {
   const long want = (total + threads - 1) / threads;
@@ -173,15 +194,12 @@ class Solver {
     if (v.J != 1 && v.K == 1 && v.parents >= pol_.interleaved_thread_min) {
       base_thread_thomas(src, x, v);
     } else if (L <= pol_.base_size) {
-      if (v.K > 1 && pol_.base == BaseKernel::thread_thomas)
-        base_thread_thomas(src, x, v);
-      else if (pol_.base == BaseKernel::partition)
-        base_partition(src, x, v);
-      else
-        base_pcr_thomas(src, x, v);
+      base(src, x, v);
     } else if (v.num() >= pol_.stage1_min_systems) {
       stage2(src, x, v, nullptr);
-    } else if (pol_.stage1 == Stage1Method::partition && v.K == 1) {
+    } else if (pol_.stage1 == Stage1Method::reg_partition && v.K == 1 && v.J == 1) {
+      stage1_reg(src, x, v);
+    } else if (pol_.stage1 != Stage1Method::pcr && v.K == 1) {
       stage1_partition(src, x, v);
     } else {
       stage1_pcr(src, x, v);
@@ -263,13 +281,107 @@ class Solver {
     ADI3D_CUDA_LAUNCH_CHECK();
     const OutCoeffs<T> last = (steps % 2 == 1) ? b0 : b1;
     v.K <<= steps;
-    const Coeffs<T> split{last.a, nullptr, last.c, last.d};
-    if (pol_.base == BaseKernel::thread_thomas)
-      base_thread_thomas(split, x, v);
+    base(Coeffs<T>{last.a, nullptr, last.c, last.d}, x, v);
+  }
+
+  // The policy's base kernel for subsystems of at most base_size rows.
+  void base(Coeffs<T> src, T* x, View v) {
+    if (v.K > 1 && pol_.base == BaseKernel::thread_thomas)
+      base_thread_thomas(src, x, v);
+    else if (pol_.base == BaseKernel::reg_partition)
+      base_reg(src, x, v);
     else if (pol_.base == BaseKernel::partition)
-      base_partition(split, x, v);
+      base_partition(src, x, v);
     else
-      base_pcr_thomas(split, x, v);
+      base_pcr_thomas(src, x, v);
+  }
+
+  bool all_aligned(const Coeffs<T>& s, const T* x) const {
+    return aligned16(s.a) && aligned16(s.b) && aligned16(s.c) && aligned16(s.d) && aligned16(x);
+  }
+
+  // Picks the access mode of a register kernel and launches kernel<ACC> through launch.
+  template <class Launch>
+  static void by_access(bool warp, bool vec, Launch&& launch) {
+    using detail::Access;
+    if (warp && vec)
+      launch(std::integral_constant<Access, Access::warp_vec>{});
+    else if (warp)
+      launch(std::integral_constant<Access, Access::warp_scalar>{});
+    else
+      launch(std::integral_constant<Access, Access::thread>{});
+  }
+
+  // Register-resident partition base (k_reg_base): contiguous subsystems (K == J == 1) of at
+  // most reg_max_threads * chunk rows; anything else goes to the shared-memory partition base.
+  void base_reg(Coeffs<T> src, T* x, View v) {
+    if (v.K != 1 || v.J != 1) {
+      base_partition(src, x, v);
+      return;
+    }
+    bool done = false;
+    with_reg_chunk(pol_.base_chunk, [&](auto kc) {
+      constexpr int K = decltype(kc)::value;
+      constexpr int maxt = detail::reg_max_threads<T, K>();
+      const long L = v.L0, chunks = (L + K - 1) / K;
+      // Up to 32 threads per system: a power of two (aligned lane segments, shuffles);
+      // beyond: whole warps.
+      const long tps = chunks <= 32 ? pow2_ceil(chunks) : (chunks + 31) / 32 * 32;
+      if (tps > maxt) return;
+      const bool aligned = all_aligned(src, x);
+      const bool warp = tps >= 32 || (L == tps * K && v.P == L);
+      const bool vec = aligned && v.P % detail::kVecWidth<T> == 0;
+      long spb = std::max(1L, std::min<long>(pol_.block_threads, maxt) / tps);
+      spb = std::min(spb, v.parents);
+      const long threads = (spb * tps + 31) / 32 * 32;
+      const long blocks = (v.parents + spb - 1) / spb;
+      const std::size_t smem =
+          (6 * static_cast<std::size_t>(threads) + (warp ? threads / 32 * detail::warp_buf_words<K>() : 0)) * sizeof(T);
+      by_access(warp, vec, [&](auto acc) {
+        auto kernel = detail::k_reg_base<T, K, decltype(acc)::value>;
+        if (smem > 48 * 1024) allow_smem(kernel, info_.smem_optin);
+        kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads), smem, st_>>>(
+            src, x, v.parents, v.P, L, static_cast<int>(tps), static_cast<int>(spb), vec);
+      });
+      ADI3D_CUDA_LAUNCH_CHECK();
+      done = true;
+    });
+    if (!done) base_partition(src, x, v);
+  }
+
+  // Stage 1 in registers (k_reg_reduce, recursive solve of the separators, k_reg_substitute)
+  // for contiguous parents.
+  void stage1_reg(Coeffs<T> src, T* x, View v) {
+    with_reg_chunk(pol_.split_chunk, [&](auto kc) {
+      constexpr int K = decltype(kc)::value;
+      const long n = v.L0, Pc = (n + K - 1) / K, nch = v.parents * Pc;
+      T* ra = ws_.get<T>(nch);
+      T* rb = ws_.get<T>(nch);
+      T* rc = ws_.get<T>(nch);
+      T* rd = ws_.get<T>(nch);
+      // A warp's chunks are contiguous rows when every parent is whole chunks or there is
+      // one parent; its first row is then a multiple of K.
+      const bool warp = n % K == 0 || v.parents == 1;
+      const bool vec = all_aligned(src, x) && (n % detail::kVecWidth<T> == 0 || v.parents == 1);
+      const int threads = std::min(detail::reg_max_threads<T, K>(), std::max(32, pol_.block_threads / 32 * 32));
+      const unsigned blocks = static_cast<unsigned>((nch + threads - 1) / threads);
+      const std::size_t wb = warp ? static_cast<std::size_t>(threads / 32) * detail::warp_buf_words<K>() : 0;
+      const std::size_t smem_reduce = (3 * static_cast<std::size_t>(threads) + wb) * sizeof(T);
+      const std::size_t smem_subst = std::max<std::size_t>(wb, 1) * sizeof(T);
+      by_access(warp, vec, [&](auto acc) {
+        auto kernel = detail::k_reg_reduce<T, K, decltype(acc)::value>;
+        if (smem_reduce > 48 * 1024) allow_smem(kernel, info_.smem_optin);
+        kernel<<<blocks, threads, smem_reduce, st_>>>(src, ra, rb, rc, rd, v.parents, n, Pc, vec);
+      });
+      ADI3D_CUDA_LAUNCH_CHECK();
+      solve(Coeffs<T>{ra, rb, rc, rd}, rd, View{v.parents, Pc, 1, 1, Pc});
+      by_access(warp, vec, [&](auto acc) {
+        auto kernel = detail::k_reg_substitute<T, K, decltype(acc)::value>;
+        if (smem_subst > 48 * 1024) allow_smem(kernel, info_.smem_optin);
+        kernel<<<blocks, threads, smem_subst, st_>>>(src, rd, x, v.parents, n, Pc, vec);
+      });
+      ADI3D_CUDA_LAUNCH_CHECK();
+    });
   }
 
   void base_thread_thomas(Coeffs<T> src, T* x, View v) {
@@ -380,30 +492,29 @@ void solve_cuda(const TridiagBatch<T>& batch, const TridiagPolicy& policy, void*
 
 template <class T>
 TridiagPolicy static_policy(long n, long count, Layout layout) {
+  (void)n;
   (void)count;
   (void)layout;
   const DeviceInfo& info = device_info();
   TridiagPolicy p;
-  // Base size: the largest power of two of which two subsystems (6 arrays each) share
-  // one SM's opt-in shared memory, so loads of one overlap the solve of the other.
-  p.base_size = pow2_floor(
-      static_cast<long>((info.smem_optin - detail::kPcrThomasStaticSmem) / (2 * 6 * sizeof(T))));
   // PCR-to-Thomas switch: the paper's static guess ties it to the warp size.
   p.pcr_thomas_switch = 32;
   // Stage 1 until every SM has a few stage-2 blocks (paper: 16 on 4-24 SM parts).
   p.stage1_min_systems = 4L * info.sms;
-  // Chunk: 16 rows per thread in both precisions (H100, 2026-11-23: the dynamic search
-  // moved float from 32 to 16, 1x2^24 0.50 -> 0.47 ms, 1x2^26 1.85 -> 1.72 ms).
+  // Stage 1 and the base kernel in registers (reg_partition): 16 rows per thread for the
+  // splitting (a factor 16 per level).
+  p.stage1 = Stage1Method::reg_partition;
   p.split_chunk = 16;
   // One thread per interleaved system once a quarter of the resident threads are busy.
   p.interleaved_thread_min = static_cast<long>(info.sms) * info.max_threads_per_sm / 4;
-  p.block_threads = 256;
-  // O(n) on-chip base (block-level partition): faster than PCR-Thomas on every bench
-  // workload on the H100 (docs/perf/tridiag_h100.json). 8 rows per thread; double systems
-  // of <= 512 rows take 4 (H100: 512^2x512 4.41 -> 4.07 ms, 2^20x64 2.08 -> 1.62 ms, while
-  // 1Kx1K and 4Kx4K are faster with 8).
-  p.base = BaseKernel::partition;
-  p.base_chunk = (sizeof(T) == 8 && n <= 512) ? 4 : 8;
+  // 128-thread blocks: the register stage-1 passes of single systems run faster with them
+  // (H100: 1x2^24 double 0.51 -> 0.48 ms), the batched base kernel is indifferent.
+  p.block_threads = 128;
+  p.base = BaseKernel::reg_partition;
+  p.base_chunk = 8;
+  // Subsystems up to 4096 rows go to the base kernel (the register kernel's limit is 256
+  // or 512 threads of base_chunk rows; longer ones fall back to the shared-memory one).
+  p.base_size = 4096;
   return sanitise<T>(p, info);
 }
 
@@ -510,12 +621,16 @@ TuneResult tune(const std::vector<TuneCase>& cases, bool verbose) {
   for (long b = 256; b * 6 * static_cast<long>(sizeof(T)) <= static_cast<long>(info.smem_optin); b *= 2) bases.push_back(b);
   try_values("base_size", [](TridiagPolicy& p, long v) { p.base_size = v; }, bases);
   try_values("base", [](TridiagPolicy& p, BaseKernel v) { p.base = v; },
-             std::vector<BaseKernel>{BaseKernel::partition, BaseKernel::pcr_thomas, BaseKernel::thread_thomas});
-  if (best.base == BaseKernel::partition)
+             std::vector<BaseKernel>{BaseKernel::reg_partition, BaseKernel::partition, BaseKernel::pcr_thomas,
+                                     BaseKernel::thread_thomas});
+  if (best.base == BaseKernel::reg_partition)
+    try_values("base_chunk", [](TridiagPolicy& p, int v) { p.base_chunk = v; }, std::vector<int>{4, 8, 16});
+  else if (best.base == BaseKernel::partition)
     try_values("base_chunk", [](TridiagPolicy& p, int v) { p.base_chunk = v; }, std::vector<int>{4, 8, 16, 32});
-  try_values("split_chunk", [](TridiagPolicy& p, int v) { p.split_chunk = v; }, std::vector<int>{8, 16, 32, 64});
   try_values("stage1", [](TridiagPolicy& p, Stage1Method v) { p.stage1 = v; },
-             std::vector<Stage1Method>{Stage1Method::partition, Stage1Method::pcr});
+             std::vector<Stage1Method>{Stage1Method::reg_partition, Stage1Method::partition, Stage1Method::pcr});
+  try_values("split_chunk", [](TridiagPolicy& p, int v) { p.split_chunk = v; },
+             best.stage1 == Stage1Method::reg_partition ? std::vector<int>{4, 8, 16} : std::vector<int>{8, 16, 32, 64});
   const long sms = info.sms;
   try_values("stage1_min_systems", [](TridiagPolicy& p, long v) { p.stage1_min_systems = v; },
              std::vector<long>{sms / 2, sms, 2 * sms, 4 * sms, 8 * sms, 32 * sms});

@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 json to_json(const TridiagPolicy& p) {
-  return json{{"stage1", p.stage1 == Stage1Method::partition ? "partition" : "pcr"},
+  return json{{"stage1", stage1_method_name(p.stage1)},
               {"stage1_min_systems", p.stage1_min_systems},
               {"split_chunk", p.split_chunk},
               {"base_size", p.base_size},
@@ -35,9 +35,10 @@ TridiagPolicy policy_from_json(const json& j, const std::string& where) {
     return j.at(key);
   };
   const std::string s1 = need("stage1").get<std::string>();
-  if (s1 != "partition" && s1 != "pcr")
-    throw std::runtime_error(where + ": key 'stage1' is '" + s1 + "', valid: partition, pcr");
-  p.stage1 = s1 == "partition" ? Stage1Method::partition : Stage1Method::pcr;
+  if (s1 == "partition") p.stage1 = Stage1Method::partition;
+  else if (s1 == "pcr") p.stage1 = Stage1Method::pcr;
+  else if (s1 == "reg_partition") p.stage1 = Stage1Method::reg_partition;
+  else throw std::runtime_error(where + ": key 'stage1' is '" + s1 + "', valid: partition, pcr, reg_partition");
   p.stage1_min_systems = need("stage1_min_systems").get<long>();
   p.split_chunk = need("split_chunk").get<int>();
   p.base_size = need("base_size").get<long>();
@@ -46,7 +47,9 @@ TridiagPolicy policy_from_json(const json& j, const std::string& where) {
   if (b == "pcr_thomas") p.base = BaseKernel::pcr_thomas;
   else if (b == "thread_thomas") p.base = BaseKernel::thread_thomas;
   else if (b == "partition") p.base = BaseKernel::partition;
-  else throw std::runtime_error(where + ": key 'base' is '" + b + "', valid: pcr_thomas, thread_thomas, partition");
+  else if (b == "reg_partition") p.base = BaseKernel::reg_partition;
+  else throw std::runtime_error(where + ": key 'base' is '" + b +
+                                "', valid: pcr_thomas, thread_thomas, partition, reg_partition");
   p.base_chunk = j.value("base_chunk", p.base_chunk);  // absent in files written before it
   p.block_threads = need("block_threads").get<int>();
   p.interleaved_thread_min = need("interleaved_thread_min").get<long>();

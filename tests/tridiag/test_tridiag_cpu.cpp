@@ -1,10 +1,14 @@
 // solve_cpu against the dense oracle: random diagonally dominant systems of many sizes
 // (1, 2, 3, non-powers of two), both layouts, cyclic or not, float and double.
+#include "solvers/tridiag/tuning_file.hpp"
 #include "tridiag_test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 #include <tuple>
 
 namespace {
@@ -64,6 +68,32 @@ TEST(TridiagCpu, EmptyBatchAndBadSizes) {
   bt.n = 0;
   bt.count = 1;
   EXPECT_THROW(adi3d::tridiag::solve_cpu(bt), std::invalid_argument);
+}
+
+// Every stage-1 method and base kernel survives a tuning-file round trip.
+TEST(TridiagTuningFile, RoundTripEveryMethod) {
+  using adi3d::tridiag::BaseKernel;
+  using adi3d::tridiag::Stage1Method;
+  const std::string path = ::testing::TempDir() + "tridiag_tuning_roundtrip.json";
+  std::vector<adi3d::tridiag::TuningEntry> entries;
+  int k = 0;
+  for (Stage1Method s1 : {Stage1Method::partition, Stage1Method::pcr, Stage1Method::reg_partition})
+    for (BaseKernel b : {BaseKernel::pcr_thomas, BaseKernel::thread_thomas, BaseKernel::partition,
+                         BaseKernel::reg_partition}) {
+      adi3d::tridiag::TridiagPolicy p;
+      p.stage1 = s1;
+      p.base = b;
+      p.base_chunk = 4 + k;
+      entries.push_back({"device " + std::to_string(k++), "float", p, "test"});
+    }
+  adi3d::tridiag::write_tuning_file(path, entries);
+  const auto back = adi3d::tridiag::read_tuning_file(path);
+  ASSERT_EQ(back.size(), entries.size());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    EXPECT_EQ(back[i].device, entries[i].device);
+    EXPECT_EQ(adi3d::tridiag::to_string(back[i].policy), adi3d::tridiag::to_string(entries[i].policy));
+  }
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -23,16 +23,20 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+// Device copy of a host vector, starting `offset` elements into the allocation (offset 1:
+// pointers that are not 16-byte aligned, which the vectorised paths must detect).
 template <class T>
 struct DeviceVec {
+  T* base = nullptr;
   T* p = nullptr;
-  explicit DeviceVec(const std::vector<T>& h) {
-    check(cudaMalloc(&p, h.size() * sizeof(T)), "cudaMalloc");
+  DeviceVec(const std::vector<T>& h, long offset) {
+    check(cudaMalloc(&base, (h.size() + static_cast<std::size_t>(offset)) * sizeof(T)), "cudaMalloc");
+    p = base + offset;
     check(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
   }
   DeviceVec(const DeviceVec&) = delete;
   DeviceVec& operator=(const DeviceVec&) = delete;
-  ~DeviceVec() { cudaFree(p); }
+  ~DeviceVec() { cudaFree(base); }
 };
 
 template <class T>
@@ -47,9 +51,10 @@ class TridiagCuda : public ::testing::Test {
     }
   }
 
-  void compare(long n, long count, Layout layout, bool cyclic, const TridiagPolicy& pol, unsigned seed) {
+  void compare(long n, long count, Layout layout, bool cyclic, const TridiagPolicy& pol, unsigned seed,
+               long offset = 0) {
     HostBatch<T> hb(n, count, layout, cyclic, seed);
-    DeviceVec<T> a(hb.a), b(hb.b), c(hb.c), d(hb.d);
+    DeviceVec<T> a(hb.a, offset), b(hb.b, offset), c(hb.c, offset), d(hb.d, offset);
     adi3d::tridiag::TridiagBatch<T> dev{a.p, b.p, c.p, d.p, n, count, layout, cyclic};
     adi3d::tridiag::solve_cuda(dev, pol, nullptr);
     std::vector<T> x(hb.d.size());
@@ -63,8 +68,8 @@ class TridiagCuda : public ::testing::Test {
     }
     const double tol = sizeof(T) == 4 ? 2e-4 : 1e-11;
     EXPECT_LE(err, tol * std::max(1.0, nrm)) << "n=" << n << " count=" << count << " layout="
-                                            << static_cast<int>(layout) << " cyclic=" << cyclic << " policy "
-                                            << adi3d::tridiag::to_string(pol);
+                                            << static_cast<int>(layout) << " cyclic=" << cyclic << " offset="
+                                            << offset << " policy " << adi3d::tridiag::to_string(pol);
   }
 };
 
@@ -97,6 +102,72 @@ TYPED_TEST(TridiagCuda, BasePartitionChunks) {
   p.interleaved_thread_min = 1L << 40;
   for (long n : {3L, 17L, 200L, 1500L})
     for (long count : {2L, 33L}) this->compare(n, count, Layout::interleaved, false, p, seed++);
+}
+
+// The register-resident partition base kernel: every chunk, lengths that fill the threads
+// exactly (the warp-transposed path: 4, 16, 64, 512, 2048, 4096) and that do not (per-thread
+// loads, identity padding), 1-3 rows, one and many systems per block, shuffle (<= 32
+// threads per system) and shared-memory reduced solves, unaligned pointers, and lengths
+// past the kernel's limit (the shared-memory partition fallback).
+TYPED_TEST(TridiagCuda, BaseRegPartitionChunks) {
+  unsigned seed = 900;
+  for (int chunk : {4, 8, 16}) {
+    TridiagPolicy p = adi3d::tridiag::default_policy();
+    p.base = BaseKernel::reg_partition;
+    p.base_chunk = chunk;
+    p.base_size = 4096;
+    for (long n : {1L, 2L, 3L, 4L, 5L, 16L, 31L, 64L, 100L, 257L, 512L, 1000L, 2048L, 3001L, 4096L})
+      for (long count : {1L, 7L, 130L}) {
+        this->compare(n, count, Layout::contiguous, false, p, seed++);
+        if (count == 7) this->compare(n, count, Layout::contiguous, false, p, seed++, 1);
+      }
+    for (int threads : {32, 1024}) {
+      TridiagPolicy q = p;
+      q.block_threads = threads;
+      for (long n : {8L, 64L, 777L, 2048L}) this->compare(n, 37, Layout::contiguous, false, q, seed++);
+    }
+  }
+  TridiagPolicy p = adi3d::tridiag::default_policy();
+  p.base = BaseKernel::reg_partition;
+  p.interleaved_thread_min = 1L << 40;
+  for (long n : {3L, 200L})
+    for (long count : {2L, 33L}) this->compare(n, count, Layout::interleaved, false, p, seed++);
+}
+
+// Stage 1 in registers: several levels (small base size), lengths that are and are not
+// multiples of the chunk, every chunk, both register and shared-memory base kernels,
+// unaligned pointers, interleaved batches (the shared-memory partition fallback), cyclic.
+TYPED_TEST(TridiagCuda, Stage1RegPartition) {
+  unsigned seed = 1200;
+  for (int chunk : {4, 8, 16})
+    for (BaseKernel base : {BaseKernel::reg_partition, BaseKernel::partition}) {
+      TridiagPolicy p = adi3d::tridiag::default_policy();
+      p.stage1 = Stage1Method::reg_partition;
+      p.split_chunk = chunk;
+      p.base = base;
+      p.base_size = 64;
+      p.stage1_min_systems = 1L << 40;
+      for (long n : {65L, 1000L, 4096L, 5001L, 100003L})
+        for (long count : {1L, 3L}) {
+          this->compare(n, count, Layout::contiguous, false, p, seed++);
+          if (base == BaseKernel::reg_partition) {
+            this->compare(n, count, Layout::contiguous, false, p, seed++, 1);
+            this->compare(n, count, Layout::interleaved, false, p, seed++);
+            this->compare(n, count, Layout::contiguous, true, p, seed++);
+          }
+        }
+    }
+  TridiagPolicy p = adi3d::tridiag::default_policy();
+  p.stage1 = Stage1Method::reg_partition;
+  p.base = BaseKernel::reg_partition;
+  p.split_chunk = 16;
+  p.base_size = 4096;
+  p.stage1_min_systems = 1L << 40;
+  for (int threads : {32, 512}) {
+    p.block_threads = threads;
+    this->compare((1L << 20) + 7, 1, Layout::contiguous, false, p, seed++);
+    this->compare(1L << 20, 2, Layout::contiguous, true, p, seed++);
+  }
 }
 
 // The partition base under stage 1 and stage 2 (strided subsystems) and for cyclic systems.
@@ -193,7 +264,10 @@ TYPED_TEST(TridiagCuda, CyclicEveryPath) {
   TridiagPolicy pcr = part;
   pcr.stage1 = Stage1Method::pcr;
   pcr.stage1_min_systems = 4;
-  for (const TridiagPolicy& p : {base, part, pcr})
+  TridiagPolicy reg = part;
+  reg.stage1 = Stage1Method::reg_partition;
+  reg.base = BaseKernel::reg_partition;
+  for (const TridiagPolicy& p : {base, part, pcr, reg})
     for (long n : {1L, 2L, 3L, 10L, 777L, 3000L})
       for (long count : {1L, 9L}) {
         this->compare(n, count, Layout::contiguous, true, p, seed++);
