@@ -19,6 +19,8 @@ int bench_cpu(const BenchOptions& options);
 int bench_gpu(const BenchOptions& options);
 // adi3d bench tridiag [options]: parses its own options (args after the kind).
 int bench_tridiag(const std::vector<std::string>& args);
+// adi3d bench adi [options]: our step vs cuSPARSE and explicit, time to solution (bench_adi.cpp).
+int bench_adi(const std::vector<std::string>& args);
 
 // Writes {"benchmark", "date", "host", "command", ...payload} to options.json_path.
 void write_bench_json(const BenchOptions& options, const std::string& benchmark, const nlohmann::json& payload);

@@ -32,6 +32,8 @@ void write_bench_json(const BenchOptions& options, const std::string& benchmark,
 int bench_command(const std::vector<std::string>& args) {
   if (!args.empty() && args.front() == "tridiag")  // its own options (--tune, --precision, ...)
     return bench_tridiag(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args.front() == "adi")  // its own options (--parts, --solve-sizes, ...)
+    return bench_adi(std::vector<std::string>(args.begin() + 1, args.end()));
   BenchOptions options;
   std::string kind;
   po::options_description visible("options");
@@ -50,7 +52,9 @@ int bench_command(const std::vector<std::string>& args) {
     if (vm.count("help") || kind.empty()) {
       std::cout << "usage: adi3d bench KIND [options]\n\nkinds:\n  cpu   Douglas step on the CPU vs LAPACK "
                    "dgtsv line solves\n  gpu   CUDA kernels (stencils, line solves, Douglas step) vs a device copy\n"
-                   "  tridiag  batched tridiagonal library vs cuSPARSE (adi3d bench tridiag --help)\n\n"
+                   "  tridiag  batched tridiagonal library vs cuSPARSE (adi3d bench tridiag --help)\n"
+                   "  adi   our Douglas step vs cuSPARSE and explicit, time to solution, scaling, Poisson\n"
+                   "        (adi3d bench adi --help)\n\n"
                 << visible;
       return vm.count("help") ? kExitOk : kExitUsage;
     }
@@ -71,7 +75,7 @@ int bench_command(const std::vector<std::string>& args) {
     if (options.sizes.empty()) options.sizes = {256, 512};
     return bench_gpu(options);
   }
-  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu, tridiag)\n";
+  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu, tridiag, adi)\n";
   return kExitUsage;
 }
 

@@ -147,6 +147,17 @@ TEST_F(Cli, CudaBackendWithoutGpuIsARuntimeFailure) {
   EXPECT_NE(o.err.find("CUDA"), std::string::npos) << o.err;
 }
 
+TEST_F(Cli, BenchAdiNeedsCudaAndChecksItsOptions) {
+  EXPECT_EQ(run("bench adi --help").code, 0);
+  EXPECT_EQ(run("bench adi --parts nothing").code, 2);
+  EXPECT_EQ(run("bench adi --precision half").code, 2);
+  const Outcome o = run("bench adi --parts steps --sizes 9 --repetitions 1");
+  if (o.code == 0) GTEST_SKIP() << "a usable GPU is present";
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("CUDA"), std::string::npos) << o.err;
+}
+
 TEST_F(Cli, BenchCpuWritesJsonAndAgreesWithLapack) {
   const Outcome o = run("bench cpu --sizes 12 --repetitions 2 --json " + (dir_ / "bench.json").string());
   ASSERT_EQ(o.code, 0) << o.err;
