@@ -67,9 +67,22 @@ class PoissonAdi<T>::CompatibleForcing final : public Forcing<T> {
     if (shift_ != 0)
       for (std::size_t p = 0; p < points_; ++p) out[p] = static_cast<T>(out[p] - shift_);
   }
+  // Sampling the source on the host can cost more than the whole GPU solve: forward the
+  // backend path. A shifted source (singular problems) stays on the host, where the shift
+  // needs no grid-sized scratch.
+  bool source_on_backend(double, T* values, Backend<T>& backend) const override {
+    if (!inner_.has_source()) {
+      backend.fill(values, static_cast<T>(-shift_), points_);
+      return true;
+    }
+    return shift_ == 0 && inner_.source_on_backend(0.0, values, backend);
+  }
   bool boundary_depends_on_time(int) const override { return false; }
   bool boundary_is_zero(int face) const override { return inner_.boundary_is_zero(face); }
   void boundary(int face, double, T* out) const override { inner_.boundary(face, 0.0, out); }
+  bool boundary_on_backend(int face, double, T* values, Backend<T>& backend) const override {
+    return inner_.boundary_on_backend(face, 0.0, values, backend);
+  }
 
  private:
   const Forcing<T>& inner_;
