@@ -4,40 +4,13 @@
 #include "solvers/cuda/adi_bench.hpp"
 #include "solvers/cuda/backend_cast.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/event_timer.cuh"
 
 #include <algorithm>
 #include <cstdint>
 
 namespace adi3d::cuda {
 namespace {
-
-// Two events, destroyed with the object.
-class EventPair {
- public:
-  EventPair() {
-    ADI3D_CUDA_CHECK(cudaEventCreate(&start_));
-    ADI3D_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~EventPair() {
-    static_cast<void>(cudaEventDestroy(start_));
-    static_cast<void>(cudaEventDestroy(stop_));
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-
-  double time(cudaStream_t stream, const std::function<void()>& op) {
-    ADI3D_CUDA_CHECK(cudaEventRecord(start_, stream));
-    op();
-    ADI3D_CUDA_CHECK(cudaEventRecord(stop_, stream));
-    ADI3D_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-};
 
 __device__ __forceinline__ std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
@@ -61,18 +34,12 @@ __global__ void fill_random_kernel(T* __restrict__ x, std::size_t n, unsigned se
 template <class T>
 double median_ms(Backend<T>& backend, int warmup, int repetitions, const std::function<void()>& op) {
   const cudaStream_t stream = cuda_backend_of(backend).stream();
-  for (int w = 0; w < warmup; ++w) op();
-  EventPair events;
-  std::vector<double> times;
-  for (int r = 0; r < std::max(1, repetitions); ++r) times.push_back(events.time(stream, op));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return EventTimer().median_ms(stream, warmup, repetitions, op);
 }
 
 template <class T>
 double timed_ms(Backend<T>& backend, const std::function<void()>& op) {
-  EventPair events;
-  return events.time(cuda_backend_of(backend).stream(), op);
+  return EventTimer().time_ms(cuda_backend_of(backend).stream(), op);
 }
 
 template <class T>

@@ -1,6 +1,7 @@
 // Event-timed runs of the CUDA backend's operations (see gpu_bench.hpp).
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/event_timer.cuh"
 #include "solvers/cuda/gpu_bench.hpp"
 #include "solvers/diffusion.hpp"
 #include "solvers/douglas_step.hpp"
@@ -14,25 +15,7 @@ namespace {
 
 // Median of `repetitions` event-timed calls after two warm-up calls.
 double median_ms(cudaStream_t stream, int repetitions, const std::function<void()>& op) {
-  cudaEvent_t start, stop;
-  ADI3D_CUDA_CHECK(cudaEventCreate(&start));
-  ADI3D_CUDA_CHECK(cudaEventCreate(&stop));
-  op();
-  op();
-  std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    ADI3D_CUDA_CHECK(cudaEventRecord(start, stream));
-    op();
-    ADI3D_CUDA_CHECK(cudaEventRecord(stop, stream));
-    ADI3D_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  ADI3D_CUDA_CHECK(cudaEventDestroy(start));
-  ADI3D_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return EventTimer().median_ms(stream, 2, repetitions, op);
 }
 
 }  // namespace

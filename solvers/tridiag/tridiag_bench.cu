@@ -3,6 +3,7 @@
 // device-to-device copy bandwidth measured in this run (floor: 4 arrays read + 1 written
 // per equation) and the relative residual ||Ax-d||/||d|| in double.
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/event_timer.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_bench.hpp"
 #include "solvers/tridiag/tridiag_random.cuh"
@@ -58,20 +59,6 @@ struct DevBuf {
   }
 };
 
-struct Events {
-  cudaEvent_t e0, e1;
-  Events() {
-    ADI3D_CUDA_CHECK(cudaEventCreate(&e0));
-    ADI3D_CUDA_CHECK(cudaEventCreate(&e1));
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  ~Events() {
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-  }
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -79,19 +66,7 @@ double median(std::vector<double> v) {
 
 // Median time (ms) of fn over reps runs after warm-up; reset() runs before each (untimed).
 double time_gpu(const std::function<void()>& reset, const std::function<void()>& fn, int reps) {
-  Events ev;
-  std::vector<double> ts;
-  for (int r = -3; r < reps; ++r) {
-    reset();
-    ADI3D_CUDA_CHECK(cudaEventRecord(ev.e0));
-    fn();
-    ADI3D_CUDA_CHECK(cudaEventRecord(ev.e1));
-    ADI3D_CUDA_CHECK(cudaEventSynchronize(ev.e1));
-    float ms = 0;
-    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.e0, ev.e1));
-    if (r >= 0) ts.push_back(ms);
-  }
-  return median(ts);
+  return adi3d::cuda::EventTimer().median_ms(nullptr, 3, reps, fn, reset);
 }
 
 double copy_bandwidth_gbs(int reps) {

@@ -3,6 +3,7 @@
 // policy_for(). The kernels and their byte counts are in tridiag_kernels.cuh (shared-memory
 // and global-memory kernels) and tridiag_reg_kernels.cuh (register-resident partition).
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/event_timer.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_kernels.cuh"
 #include "solvers/tridiag/tridiag_random.cuh"
@@ -555,31 +556,10 @@ struct CaseData {
 
 template <class T>
 double time_policy(CaseData<T>& cd, const TridiagPolicy& p, int reps) {
-  cudaEvent_t e0, e1;
-  ADI3D_CUDA_CHECK(cudaEventCreate(&e0));
-  ADI3D_CUDA_CHECK(cudaEventCreate(&e1));
-  std::vector<float> ts;
   const std::size_t bytes = static_cast<std::size_t>(cd.bt.n * cd.bt.count) * sizeof(T);
-  try {
-    for (int r = -2; r < reps; ++r) {
-      ADI3D_CUDA_CHECK(cudaMemcpyAsync(cd.bt.d, cd.d0, bytes, cudaMemcpyDeviceToDevice));
-      ADI3D_CUDA_CHECK(cudaEventRecord(e0));
-      solve_cuda(cd.bt, p, nullptr);
-      ADI3D_CUDA_CHECK(cudaEventRecord(e1));
-      ADI3D_CUDA_CHECK(cudaEventSynchronize(e1));
-      float ms = 0;
-      ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r >= 0) ts.push_back(ms);
-    }
-  } catch (...) {
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    throw;
-  }
-  ADI3D_CUDA_CHECK(cudaEventDestroy(e0));
-  ADI3D_CUDA_CHECK(cudaEventDestroy(e1));
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
+  return cuda::EventTimer().median_ms(
+      nullptr, 2, reps, [&] { solve_cuda(cd.bt, p, nullptr); },
+      [&] { ADI3D_CUDA_CHECK(cudaMemcpyAsync(cd.bt.d, cd.d0, bytes, cudaMemcpyDeviceToDevice)); });
 }
 
 }  // namespace
