@@ -7,10 +7,9 @@
 #include "solvers/cuda/adi_bench.hpp"
 #include "solvers/cuda/backend_cast.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/cusparse_calls.cuh"
 #include "solvers/cuda/explicit_stencil.cuh"
 #include "solvers/discretization.hpp"
-
-#include <cusparse.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -18,44 +17,6 @@
 
 namespace adi3d::cuda {
 namespace {
-
-void check_cusparse(cusparseStatus_t status, const char* what) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuSPARSE error in ") + what + ": " + cusparseGetErrorString(status));
-}
-
-cusparseStatus_t strided_buffer(cusparseHandle_t h, int m, const float* a, const float* b, const float* c,
-                                const float* x, int batch, int stride, std::size_t* bytes) {
-  return cusparseSgtsv2StridedBatch_bufferSizeExt(h, m, a, b, c, x, batch, stride, bytes);
-}
-cusparseStatus_t strided_buffer(cusparseHandle_t h, int m, const double* a, const double* b, const double* c,
-                                const double* x, int batch, int stride, std::size_t* bytes) {
-  return cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, a, b, c, x, batch, stride, bytes);
-}
-cusparseStatus_t strided_solve(cusparseHandle_t h, int m, const float* a, const float* b, const float* c,
-                               float* x, int batch, int stride, void* buffer) {
-  return cusparseSgtsv2StridedBatch(h, m, a, b, c, x, batch, stride, buffer);
-}
-cusparseStatus_t strided_solve(cusparseHandle_t h, int m, const double* a, const double* b, const double* c,
-                               double* x, int batch, int stride, void* buffer) {
-  return cusparseDgtsv2StridedBatch(h, m, a, b, c, x, batch, stride, buffer);
-}
-cusparseStatus_t interleaved_buffer(cusparseHandle_t h, int m, const float* a, const float* b, const float* c,
-                                    const float* x, int batch, std::size_t* bytes) {
-  return cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, m, a, b, c, x, batch, bytes);
-}
-cusparseStatus_t interleaved_buffer(cusparseHandle_t h, int m, const double* a, const double* b,
-                                    const double* c, const double* x, int batch, std::size_t* bytes) {
-  return cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, m, a, b, c, x, batch, bytes);
-}
-cusparseStatus_t interleaved_solve(cusparseHandle_t h, int m, float* a, float* b, float* c, float* x, int batch,
-                                   void* buffer) {
-  return cusparseSgtsvInterleavedBatch(h, 0, m, a, b, c, x, batch, buffer);
-}
-cusparseStatus_t interleaved_solve(cusparseHandle_t h, int m, double* a, double* b, double* c, double* x,
-                                   int batch, void* buffer) {
-  return cusparseDgtsvInterleavedBatch(h, 0, m, a, b, c, x, batch, buffer);
-}
 
 unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 65535));
@@ -138,14 +99,14 @@ struct CusparseDouglasStep<T>::Impl {
       for (Array<T>& a : plane) a = backend.allocate(plane_points);
       form_plane(true, true, true);
       std::size_t bytes = 0;
-      check_cusparse(interleaved_buffer(handle, n[1], plane[0].data(), plane[1].data(), plane[2].data(), d, n[0],
+      check_cusparse(gtsv_interleaved_buffer(handle, n[1], plane[0].data(), plane[1].data(), plane[2].data(), d, n[0],
                                         &bytes),
                      "gtsvInterleavedBatch_bufferSizeExt (y planes)");
       plane_buffer = backend.allocate(std::max(bytes, sizeof(T)) / sizeof(T) + 1);
     }
     for (int k = 0; k < n[2]; ++k) {
       if (k > 0 && (rebuild[3] || rebuild[4] || rebuild[5])) form_plane(rebuild[3], rebuild[4], rebuild[5]);
-      check_cusparse(interleaved_solve(handle, n[1], plane[0].data(), plane[1].data(), plane[2].data(),
+      check_cusparse(gtsv_interleaved(handle, n[1], plane[0].data(), plane[1].data(), plane[2].data(),
                                        d + static_cast<std::size_t>(k) * plane_points, n[0], plane_buffer.data()),
                      "gtsvInterleavedBatch (y lines of one plane)");
     }
@@ -190,13 +151,13 @@ struct CusparseDouglasStep<T>::Impl {
         break;
       case 1:
         form_overwritten(0);
-        check_cusparse(strided_solve(handle, n[0], c(0, 0), c(0, 1), c(0, 2), r.data(), n[1] * n[2], n[0],
+        check_cusparse(gtsv2_strided(handle, n[0], c(0, 0), c(0, 1), c(0, 2), r.data(), n[1] * n[2], n[0],
                                      buffer.data()),
                        "gtsv2StridedBatch (x lines)");
         break;
       case 2:
         form_overwritten(1);
-        check_cusparse(interleaved_solve(handle, n[1], c(1, 0), c(1, 1), c(1, 2), r.data(), n[0] * n[2],
+        check_cusparse(gtsv_interleaved(handle, n[1], c(1, 0), c(1, 1), c(1, 2), r.data(), n[0] * n[2],
                                          buffer.data()),
                        "gtsvInterleavedBatch (y lines)");
         break;
@@ -207,7 +168,7 @@ struct CusparseDouglasStep<T>::Impl {
         break;
       case 4:
         form_overwritten(2);
-        check_cusparse(interleaved_solve(handle, n[2], c(2, 0), c(2, 1), c(2, 2), t.data(), n[0] * n[1],
+        check_cusparse(gtsv_interleaved(handle, n[2], c(2, 0), c(2, 1), c(2, 2), t.data(), n[0] * n[1],
                                          buffer.data()),
                        "gtsvInterleavedBatch (z lines)");
         break;
@@ -238,13 +199,13 @@ CusparseDouglasStep<T>::CusparseDouglasStep(Backend<T>& backend, const Diffusion
   check_cusparse(cusparseCreate(&m.handle), "cusparseCreate");
   check_cusparse(cusparseSetStream(m.handle, m.stream), "cusparseSetStream");
   std::size_t bytes[3] = {0, 0, 0};
-  check_cusparse(strided_buffer(m.handle, m.n[0], m.c(0, 0), m.c(0, 1), m.c(0, 2), m.r.data(), m.n[1] * m.n[2],
+  check_cusparse(gtsv2_strided_buffer(m.handle, m.n[0], m.c(0, 0), m.c(0, 1), m.c(0, 2), m.r.data(), m.n[1] * m.n[2],
                                 m.n[0], &bytes[0]),
                  "gtsv2StridedBatch_bufferSizeExt");
-  check_cusparse(interleaved_buffer(m.handle, m.n[1], m.c(1, 0), m.c(1, 1), m.c(1, 2), m.r.data(),
+  check_cusparse(gtsv_interleaved_buffer(m.handle, m.n[1], m.c(1, 0), m.c(1, 1), m.c(1, 2), m.r.data(),
                                     m.n[0] * m.n[2], &bytes[1]),
                  "gtsvInterleavedBatch_bufferSizeExt (y)");
-  check_cusparse(interleaved_buffer(m.handle, m.n[2], m.c(2, 0), m.c(2, 1), m.c(2, 2), m.t.data(),
+  check_cusparse(gtsv_interleaved_buffer(m.handle, m.n[2], m.c(2, 0), m.c(2, 1), m.c(2, 2), m.t.data(),
                                     m.n[0] * m.n[1], &bytes[2]),
                  "gtsvInterleavedBatch_bufferSizeExt (z)");
   const std::size_t most = std::max({bytes[0], bytes[1], bytes[2], sizeof(T)});

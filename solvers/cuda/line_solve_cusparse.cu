@@ -4,9 +4,8 @@
 // 3 more arrays per point than the generated-coefficient kernels. Non-cyclic axes only.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/cusparse_calls.cuh"
 #include "solvers/discretization.hpp"
-
-#include <cusparse.h>
 
 #include <map>
 #include <stdexcept>
@@ -14,11 +13,6 @@
 
 namespace adi3d::cuda {
 namespace {
-
-void check_cusparse(cusparseStatus_t status, const char* what) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuSPARSE error in ") + what + ": " + cusparseGetErrorString(status));
-}
 
 // One handle per device and host thread, kept for the life of the thread (creating one
 // costs milliseconds).
@@ -51,23 +45,6 @@ __global__ void x_rows_kernel(OperatorView<T> op, T tau, T* a, T* b, T* c) {
   c[p] = i == op.n[0] - 1 ? T(0) : row.c;
 }
 
-cusparseStatus_t gtsv_buffer(cusparseHandle_t h, int m, const float* a, const float* b, const float* c,
-                             const float* x, int batch, int stride, std::size_t* bytes) {
-  return cusparseSgtsv2StridedBatch_bufferSizeExt(h, m, a, b, c, x, batch, stride, bytes);
-}
-cusparseStatus_t gtsv_buffer(cusparseHandle_t h, int m, const double* a, const double* b, const double* c,
-                             const double* x, int batch, int stride, std::size_t* bytes) {
-  return cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, a, b, c, x, batch, stride, bytes);
-}
-cusparseStatus_t gtsv(cusparseHandle_t h, int m, const float* a, const float* b, const float* c, float* x,
-                      int batch, int stride, void* buffer) {
-  return cusparseSgtsv2StridedBatch(h, m, a, b, c, x, batch, stride, buffer);
-}
-cusparseStatus_t gtsv(cusparseHandle_t h, int m, const double* a, const double* b, const double* c, double* x,
-                      int batch, int stride, void* buffer) {
-  return cusparseDgtsv2StridedBatch(h, m, a, b, c, x, batch, stride, buffer);
-}
-
 }  // namespace
 
 template <class T>
@@ -85,10 +62,10 @@ bool launch_cusparse_x(const OperatorView<T>& op, T tau, T* d, int device, cudaS
   x_rows_kernel<<<grid, block, 0, stream>>>(op, tau, a, b, c);
   ADI3D_CUDA_LAUNCH_CHECK();
   std::size_t bytes = 0;
-  check_cusparse(gtsv_buffer(h, m, a, b, c, d, batch, m, &bytes), "gtsv2StridedBatch_bufferSizeExt");
+  check_cusparse(gtsv2_strided_buffer(h, m, a, b, c, d, batch, m, &bytes), "gtsv2StridedBatch_bufferSizeExt");
   void* buffer = nullptr;
   ADI3D_CUDA_CHECK(cudaMallocAsync(&buffer, bytes > 0 ? bytes : 1, stream));
-  const cusparseStatus_t status = gtsv(h, m, a, b, c, d, batch, m, buffer);
+  const cusparseStatus_t status = gtsv2_strided(h, m, a, b, c, d, batch, m, buffer);
   ADI3D_CUDA_CHECK(cudaFreeAsync(buffer, stream));
   ADI3D_CUDA_CHECK(cudaFreeAsync(abc, stream));
   check_cusparse(status, "gtsv2StridedBatch");

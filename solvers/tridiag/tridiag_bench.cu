@@ -3,6 +3,7 @@
 // device-to-device copy bandwidth measured in this run (floor: 4 arrays read + 1 written
 // per equation) and the relative residual ||Ax-d||/||d|| in double.
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/cusparse_calls.cuh"
 #include "solvers/cuda/event_timer.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_bench.hpp"
@@ -30,14 +31,11 @@ extern "C" void dgtsv_(const int* n, const int* nrhs, double* dl, double* d, dou
 namespace {
 
 using namespace adi3d::tridiag;
-
-#define CUSPARSE_CHECK(expr)                                                                       \
-  do {                                                                                             \
-    const cusparseStatus_t st_ = (expr);                                                           \
-    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                            \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + #expr + \
-                               " failed: " + cusparseGetErrorString(st_));                         \
-  } while (0)
+using adi3d::cuda::check_cusparse;
+using adi3d::cuda::gtsv2_nopivot;
+using adi3d::cuda::gtsv2_nopivot_buffer;
+using adi3d::cuda::gtsv2_strided;
+using adi3d::cuda::gtsv2_strided_buffer;
 
 struct Workload {
   const char* name;
@@ -88,23 +86,6 @@ __global__ void k_zero_corners(T* a, T* c, long n, long count) {
     c[s * n + n - 1] = T(0);
   }
 }
-
-template <class T>
-struct Cusparse;
-template <>
-struct Cusparse<float> {
-  static constexpr auto strided_size = cusparseSgtsv2StridedBatch_bufferSizeExt;
-  static constexpr auto strided = cusparseSgtsv2StridedBatch;
-  static constexpr auto nopivot_size = cusparseSgtsv2_nopivot_bufferSizeExt;
-  static constexpr auto nopivot = cusparseSgtsv2_nopivot;
-};
-template <>
-struct Cusparse<double> {
-  static constexpr auto strided_size = cusparseDgtsv2StridedBatch_bufferSizeExt;
-  static constexpr auto strided = cusparseDgtsv2StridedBatch;
-  static constexpr auto nopivot_size = cusparseDgtsv2_nopivot_bufferSizeExt;
-  static constexpr auto nopivot = cusparseDgtsv2_nopivot;
-};
 
 struct Context {
   std::string device;
@@ -169,12 +150,14 @@ void run_gpu(Context& ctx, const Workload& w) {
   // cuSPARSE gtsv2StridedBatch (batched, no pivoting, CR+PCR).
   {
     std::size_t buf_bytes = 0;
-    CUSPARSE_CHECK(Cusparse<T>::strided_size(ctx.sparse, static_cast<int>(w.n), a.as<T>(), b.as<T>(), c.as<T>(),
-                                             x.as<T>(), static_cast<int>(w.count), static_cast<int>(w.n), &buf_bytes));
+    check_cusparse(gtsv2_strided_buffer(ctx.sparse, static_cast<int>(w.n), a.as<T>(), b.as<T>(), c.as<T>(),
+                                        x.as<T>(), static_cast<int>(w.count), static_cast<int>(w.n), &buf_bytes),
+                   "gtsv2StridedBatch_bufferSizeExt");
     DevBuf buf(buf_bytes);
     auto run = [&] {
-      CUSPARSE_CHECK(Cusparse<T>::strided(ctx.sparse, static_cast<int>(w.n), a.as<T>(), b.as<T>(), c.as<T>(),
-                                          x.as<T>(), static_cast<int>(w.count), static_cast<int>(w.n), buf.p));
+      check_cusparse(gtsv2_strided(ctx.sparse, static_cast<int>(w.n), a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(),
+                                   static_cast<int>(w.count), static_cast<int>(w.n), buf.p),
+                     "gtsv2StridedBatch");
     };
     const double ms = time_gpu(reset, run, ctx.reps);
     reset();
@@ -186,11 +169,12 @@ void run_gpu(Context& ctx, const Workload& w) {
   if (w.count == 1) {
     std::size_t buf_bytes = 0;
     const int n = static_cast<int>(w.n);
-    CUSPARSE_CHECK(Cusparse<T>::nopivot_size(ctx.sparse, n, 1, a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), n,
-                                             &buf_bytes));
+    check_cusparse(gtsv2_nopivot_buffer(ctx.sparse, n, 1, a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), n, &buf_bytes),
+                   "gtsv2_nopivot_bufferSizeExt");
     DevBuf buf(buf_bytes);
     auto run = [&] {
-      CUSPARSE_CHECK(Cusparse<T>::nopivot(ctx.sparse, n, 1, a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), n, buf.p));
+      check_cusparse(gtsv2_nopivot(ctx.sparse, n, 1, a.as<T>(), b.as<T>(), c.as<T>(), x.as<T>(), n, buf.p),
+                     "gtsv2_nopivot");
     };
     const double ms = time_gpu(reset, run, ctx.reps);
     reset();
@@ -319,7 +303,7 @@ BenchReport run_bench(const BenchConfig& config) {
   cudaDeviceProp prop{};
   ADI3D_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   ctx.device = prop.name;
-  CUSPARSE_CHECK(cusparseCreate(&ctx.sparse));
+  check_cusparse(cusparseCreate(&ctx.sparse), "cusparseCreate");
   struct SparseGuard {
     cusparseHandle_t h;
     ~SparseGuard() { cusparseDestroy(h); }
