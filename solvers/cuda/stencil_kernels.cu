@@ -4,9 +4,15 @@
 // 2 arrays per point (u in, r out) plus f and alpha when present; neighbours hit cache.
 // Weights, row kinds and neighbour positions come from discretization.hpp (axis_row); the
 // variants differ only in where the neighbour values are read from.
+// With constant alpha every node off the boundary has the same row in every direction, so
+// the pencil variants split the grid: a lean kernel for the interior block (constant
+// weights, no row kinds, few registers, full occupancy) and the general point rule for
+// the boundary shell, O(n^2) nodes.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/discretization.hpp"
+
+#include <algorithm>
 
 namespace adi3d::cuda {
 namespace {
@@ -38,10 +44,14 @@ __device__ __forceinline__ T finish_rhs(const OperatorView<T>& op, T value, cons
   return scale * value;
 }
 
-// One axis' contribution given the neighbour values, as apply_operator forms it.
+// The general point rule at node (i, j, k): 0 on Dirichlet nodes, else finish_rhs(A u).
 template <class T>
-__device__ __forceinline__ T axis_term(const AxisRow<T>& r, T um, T uc, T up) {
-  return r.w.wm * (um - uc) + r.w.wp * (up - uc);
+__device__ __forceinline__ void general_node(const OperatorView<T>& op, const T* __restrict__ u,
+                                             const T* __restrict__ f, const FacePtrs<T>& g, T scale,
+                                             T* __restrict__ r, int i, int j, int k) {
+  const std::size_t p = i + static_cast<std::size_t>(op.n[0]) * (j + static_cast<std::size_t>(op.n[1]) * k);
+  r[p] = is_dirichlet_node(op, i, j, k) ? T(0)
+                                        : finish_rhs(op, apply_operator(op, u, i, j, k), f, g, i, j, k, p, scale);
 }
 
 // kConstAlpha: the view is known to carry no alpha field, so axis_row's alpha loads fold
@@ -53,76 +63,122 @@ __global__ void __launch_bounds__(TX* TY)
   if (kConstAlpha) op.alpha_field = nullptr;
   const int i = blockIdx.x * TX + threadIdx.x, j = blockIdx.y * TY + threadIdx.y;
   if (i >= op.n[0] || j >= op.n[1]) return;
-  for (int k = blockIdx.z; k < op.n[2]; k += gridDim.z) {
-    const std::size_t p = i + static_cast<std::size_t>(op.n[0]) * (j + static_cast<std::size_t>(op.n[1]) * k);
-    r[p] = is_dirichlet_node(op, i, j, k)
-               ? T(0)
-               : finish_rhs(op, apply_operator(op, u, i, j, k), f, g, i, j, k, p, scale);
+  for (int k = blockIdx.z; k < op.n[2]; k += gridDim.z) general_node(op, u, f, g, scale, r, i, j, k);
+}
+
+// The boundary shell: every node with an index on the first or last node of its axis,
+// each once (the x faces whole, the y faces without the x edges, the z faces without the
+// x and y edges), node e of `shell_size` nodes.
+__host__ __device__ inline std::size_t shell_size(const int n[3]) {
+  const std::size_t mx = n[0] > 2 ? n[0] - 2 : 0, my = n[1] > 2 ? n[1] - 2 : 0;
+  const std::size_t faces[3] = {n[0] > 1 ? 2u : 1u, n[1] > 1 ? 2u : 1u, n[2] > 1 ? 2u : 1u};
+  return faces[0] * n[1] * n[2] + faces[1] * mx * n[2] + faces[2] * mx * my;
+}
+
+__device__ inline void shell_node(const int n[3], std::size_t e, int& i, int& j, int& k) {
+  const std::size_t mx = n[0] > 2 ? n[0] - 2 : 0, my = n[1] > 2 ? n[1] - 2 : 0;
+  const std::size_t x_face = static_cast<std::size_t>(n[1]) * n[2];
+  const std::size_t x_count = (n[0] > 1 ? 2 : 1) * x_face;
+  if (e < x_count) {
+    const std::size_t rem = e % x_face;
+    i = e < x_face ? 0 : n[0] - 1;
+    j = static_cast<int>(rem % n[1]);
+    k = static_cast<int>(rem / n[1]);
+    return;
+  }
+  e -= x_count;
+  const std::size_t y_face = mx * n[2];
+  const std::size_t y_count = (n[1] > 1 ? 2 : 1) * y_face;
+  if (e < y_count) {
+    const std::size_t rem = e % y_face;
+    j = e < y_face ? 0 : n[1] - 1;
+    i = 1 + static_cast<int>(rem % mx);
+    k = static_cast<int>(rem / mx);
+    return;
+  }
+  e -= y_count;
+  const std::size_t z_face = mx * my;
+  const std::size_t rem = e % z_face;
+  k = e < z_face ? 0 : n[2] - 1;
+  i = 1 + static_cast<int>(rem % mx);
+  j = 1 + static_cast<int>(rem / mx);
+}
+
+template <class T>
+__global__ void __launch_bounds__(TX* TY)
+    shell_kernel(OperatorView<T> op, const T* __restrict__ u, const T* __restrict__ f, FacePtrs<T> g,
+                 T scale, T* __restrict__ r, std::size_t count) {
+  op.alpha_field = nullptr;  // the split runs for constant alpha only
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x) {
+    int i = 0, j = 0, k = 0;
+    shell_node(op.n, e, i, j, k);
+    general_node(op, u, f, g, scale, r, i, j, k);
   }
 }
+
+// The rows of a node off the boundary of a constant-alpha operator, per axis.
+template <class T>
+struct InteriorWeights {
+  RowWeights<T> w[3];
+};
 
 enum class Pencil { registers, smem, shuffle };
 
 // A thread owns column (i, j) over planes [k0, k0 + KC): u at k-1, k, k+1 live in registers
 // and each plane costs one new load of u (seed 003, register tiling). The in-plane
 // neighbours come from global memory (L1), a shared tile, or warp shuffles.
-template <class T, bool kConstAlpha, Pencil kMode>
-__global__ void __launch_bounds__(TX* TY, StencilPolicy::min_blocks)
-    pencil_kernel(OperatorView<T> op, const T* __restrict__ u, const T* __restrict__ f,
-                  FacePtrs<T> g, T scale, T* __restrict__ r) {
+// kInterior: the grid covers the interior block [1, n-2]^3 of a constant-alpha operator,
+// every row interior with weights w; otherwise it covers every node with axis_row.
+template <class T, Pencil kMode, bool kInterior>
+__global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blocks)
+    pencil_kernel(OperatorView<T> op, InteriorWeights<T> w, const T* __restrict__ u,
+                  const T* __restrict__ f, FacePtrs<T> g, T scale, T* __restrict__ r) {
   __shared__ T tile[kMode == Pencil::smem ? TY + 2 : 1][kMode == Pencil::smem ? TX + 2 : 1];
-  if (kConstAlpha) op.alpha_field = nullptr;
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
+  const int first = kInterior ? 1 : 0;  // first node of each axis the grid covers
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int i = blockIdx.x * TX + tx, j = blockIdx.y * TY + ty;
-  const int k0 = blockIdx.z * KC, k1 = min(k0 + KC, nz);
-  const bool valid = i < nx && j < ny;
+  const int i = first + blockIdx.x * TX + tx, j = first + blockIdx.y * TY + ty;
+  const int k0 = first + blockIdx.z * KC, k1 = min(k0 + KC, nz - first);
+  const bool valid = i < nx - first && j < ny - first;
   const std::size_t sy = nx, sz = static_cast<std::size_t>(nx) * ny;
   std::size_t p = valid ? i + sy * j + sz * k0 : 0;
-  // Fast path (constant alpha, tile interior in x and y): every row is an interior row
-  // with unwrapped neighbours and the same weights, which are axis_row's weights for an
-  // interior node, formed once here instead of three harmonic means per point.
-  const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
-  const bool fast_tile = kConstAlpha && i0 >= 1 && i0 + TX <= nx - 1 && j0 >= 1 && j0 + TY <= ny - 1;
-  RowWeights<T> w[3];
-#pragma unroll
-  for (int a = 0; a < 3; ++a)
-    w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
   T prev = T(0), cur = T(0);
   if (valid) {
-    prev = u[axis_row(op, 2, k0, p, sz).lower];
+    prev = u[kInterior ? p - sz : axis_row(op, 2, k0, p, sz).lower];
     cur = u[p];
   }
+  // The last node this grid covers per in-plane axis: its upper neighbour lies outside
+  // the block's threads (and wraps on periodic axes), so it loads that one itself.
+  const int last_i = nx - 1 - first, last_j = ny - 1 - first;
   // Every thread of the block runs the same planes: the barriers and shuffles below are
   // reached by all of them, valid or not.
   for (int k = k0; k < k1; ++k, p += sz) {
-    AxisRow<T> rx{}, ry{}, rz{};
-    T next = T(0);
-    if (valid) {
-      if (fast_tile && k >= 1 && k <= nz - 2) {
-        rx = {RowKind::interior, p - 1, p + 1, w[0]};
-        ry = {RowKind::interior, p - sy, p + sy, w[1]};
-        rz = {RowKind::interior, p - sz, p + sz, w[2]};
-      } else {
-        rx = axis_row(op, 0, i, p, 1);
-        ry = axis_row(op, 1, j, p, sy);
-        rz = axis_row(op, 2, k, p, sz);
-      }
-      next = u[rz.upper];
+    // Neighbours and weights: fixed offsets and the interior weights in the interior
+    // block (no row arithmetic, few registers), axis_row's elsewhere.
+    std::size_t xm = p - 1, xp = p + 1, ym = p - sy, yp = p + sy, zp = p + sz;
+    RowWeights<T> wx = w.w[0], wy = w.w[1], wz = w.w[2];
+    bool dirichlet = false;
+    if (!kInterior && valid) {
+      const AxisRow<T> rx = axis_row(op, 0, i, p, 1), ry = axis_row(op, 1, j, p, sy),
+                       rz = axis_row(op, 2, k, p, sz);
+      xm = rx.lower, xp = rx.upper, ym = ry.lower, yp = ry.upper, zp = rz.upper;
+      wx = rx.w, wy = ry.w, wz = rz.w;
+      dirichlet = rx.kind == RowKind::dirichlet || ry.kind == RowKind::dirichlet ||
+                  rz.kind == RowKind::dirichlet;
     }
+    const T next = valid ? u[zp] : T(0);
     T uxm = T(0), uxp = T(0), uym = T(0), uyp = T(0);
     if (kMode == Pencil::smem) {
       __syncthreads();  // the previous plane's tile has been read
       if (valid) {
         // Only valid threads write: an idle thread's slot may be the halo that the last
-        // node of the axis loads (racecheck found the unguarded version).
+        // node loads (racecheck found the unguarded version).
         tile[ty + 1][tx + 1] = cur;
-        // Halo: the block's edge threads, and the last node of an axis (whose upper
-        // neighbour wraps on periodic axes), load their outer neighbour themselves.
-        if (tx == 0) tile[ty + 1][0] = u[rx.lower];
-        if (tx == TX - 1 || i == nx - 1) tile[ty + 1][tx + 2] = u[rx.upper];
-        if (ty == 0) tile[0][tx + 1] = u[ry.lower];
-        if (ty == TY - 1 || j == ny - 1) tile[ty + 2][tx + 1] = u[ry.upper];
+        if (tx == 0) tile[ty + 1][0] = u[xm];
+        if (tx == TX - 1 || i == last_i) tile[ty + 1][tx + 2] = u[xp];
+        if (ty == 0) tile[0][tx + 1] = u[ym];
+        if (ty == TY - 1 || j == last_j) tile[ty + 2][tx + 1] = u[yp];
       }
       __syncthreads();
       uxm = tile[ty + 1][tx];
@@ -135,29 +191,30 @@ __global__ void __launch_bounds__(TX* TY, StencilPolicy::min_blocks)
       uxm = __shfl_up_sync(0xffffffffu, cur, 1);
       uxp = __shfl_down_sync(0xffffffffu, cur, 1);
       if (valid) {
-        if (tx == 0) uxm = u[rx.lower];
-        if (tx == TX - 1 || i == nx - 1) uxp = u[rx.upper];
-        uym = u[ry.lower];
-        uyp = u[ry.upper];
+        if (tx == 0) uxm = u[xm];
+        if (tx == TX - 1 || i == last_i) uxp = u[xp];
+        uym = u[ym];
+        uyp = u[yp];
       }
-    } else {
-      if (valid) {
-        uxm = u[rx.lower];
-        uxp = u[rx.upper];
-        uym = u[ry.lower];
-        uyp = u[ry.upper];
-      }
+    } else if (valid) {
+      uxm = u[xm];
+      uxp = u[xp];
+      uym = u[ym];
+      uyp = u[yp];
     }
     if (valid) {
-      if (rx.kind == RowKind::dirichlet || ry.kind == RowKind::dirichlet ||
-          rz.kind == RowKind::dirichlet) {
+      if (dirichlet) {
         r[p] = T(0);
       } else {
+        // The order of apply_operator, so the CPU and GPU sums round alike.
         T sum = T(0);
-        sum += axis_term(rx, uxm, cur, uxp);
-        sum += axis_term(ry, uym, cur, uyp);
-        sum += axis_term(rz, prev, cur, next);
-        r[p] = finish_rhs(op, sum, f, g, i, j, k, p, scale);
+        sum += wx.wm * (uxm - cur) + wx.wp * (uxp - cur);
+        sum += wy.wm * (uym - cur) + wy.wp * (uyp - cur);
+        sum += wz.wm * (prev - cur) + wz.wp * (next - cur);
+        if (kInterior)
+          r[p] = scale * (f ? sum + f[p] : sum);  // finish_rhs of an interior node
+        else
+          r[p] = finish_rhs(op, sum, f, g, i, j, k, p, scale);
       }
     }
     prev = cur;
@@ -165,29 +222,38 @@ __global__ void __launch_bounds__(TX* TY, StencilPolicy::min_blocks)
   }
 }
 
-template <class T, bool kConstAlpha>
-void launch_variant(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
-                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
+template <class T, bool kInterior>
+void launch_pencil(StencilVariant v, const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u,
+                   const T* f, const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
+  const int first = kInterior ? 1 : 0;
+  const int m[3] = {op.n[0] - 2 * first, op.n[1] - 2 * first, op.n[2] - 2 * first};
+  if (m[0] <= 0 || m[1] <= 0 || m[2] <= 0) return;
   const dim3 block(TX, TY);
-  const unsigned gx = (op.n[0] + TX - 1) / TX, gy = (op.n[1] + TY - 1) / TY;
-  if (v == StencilVariant::naive) {
-    const unsigned gz = static_cast<unsigned>(op.n[2] < 65535 ? op.n[2] : 65535);
-    naive_kernel<T, kConstAlpha><<<dim3(gx, gy, gz), block, 0, s>>>(op, u, f, g, scale, r);
-    ADI3D_CUDA_LAUNCH_CHECK();
-    return;
-  }
-  const dim3 grid(gx, gy, (op.n[2] + KC - 1) / KC);
+  const dim3 grid((m[0] + TX - 1) / TX, (m[1] + TY - 1) / TY, (m[2] + KC - 1) / KC);
   switch (v) {
     case StencilVariant::zpencil:
-      pencil_kernel<T, kConstAlpha, Pencil::registers><<<grid, block, 0, s>>>(op, u, f, g, scale, r);
+      pencil_kernel<T, Pencil::registers, kInterior><<<grid, block, 0, s>>>(op, w, u, f, g, scale, r);
       break;
     case StencilVariant::zpencil_smem:
-      pencil_kernel<T, kConstAlpha, Pencil::smem><<<grid, block, 0, s>>>(op, u, f, g, scale, r);
+      pencil_kernel<T, Pencil::smem, kInterior><<<grid, block, 0, s>>>(op, w, u, f, g, scale, r);
       break;
     default:
-      pencil_kernel<T, kConstAlpha, Pencil::shuffle><<<grid, block, 0, s>>>(op, u, f, g, scale, r);
+      pencil_kernel<T, Pencil::shuffle, kInterior><<<grid, block, 0, s>>>(op, w, u, f, g, scale, r);
       break;
   }
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_naive(const OperatorView<T>& op, const T* u, const T* f, const FacePtrs<T>& g, T scale, T* r,
+                  cudaStream_t s) {
+  const dim3 block(TX, TY);
+  const unsigned gx = (op.n[0] + TX - 1) / TX, gy = (op.n[1] + TY - 1) / TY;
+  const unsigned gz = static_cast<unsigned>(op.n[2] < 65535 ? op.n[2] : 65535);
+  if (op.alpha_field)
+    naive_kernel<T, false><<<dim3(gx, gy, gz), block, 0, s>>>(op, u, f, g, scale, r);
+  else
+    naive_kernel<T, true><<<dim3(gx, gy, gz), block, 0, s>>>(op, u, f, g, scale, r);
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
@@ -197,10 +263,16 @@ template <class T>
 void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
                          const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
   if (op.n[0] <= 0 || op.n[1] <= 0 || op.n[2] <= 0) return;
-  if (op.alpha_field)
-    launch_variant<T, false>(v, op, u, f, g, scale, r, s);
-  else
-    launch_variant<T, true>(v, op, u, f, g, scale, r, s);
+  if (v == StencilVariant::naive) return launch_naive(op, u, f, g, scale, r, s);
+  InteriorWeights<T> w{};
+  if (op.alpha_field) return launch_pencil<T, false>(v, op, w, u, f, g, scale, r, s);
+  for (int a = 0; a < 3; ++a)
+    w.w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
+  launch_pencil<T, true>(v, op, w, u, f, g, scale, r, s);
+  const std::size_t count = shell_size(op.n);
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + TX * TY - 1) / (TX * TY), 65535));
+  shell_kernel<T><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
+  ADI3D_CUDA_LAUNCH_CHECK();
 }
 
 template void launch_operator_rhs<float>(StencilVariant, const OperatorView<float>&, const float*,
