@@ -58,7 +58,8 @@ class CudaStencil : public CudaTest<T> {
             << to_string(variant) << " " << describe(bc, n, var);
       }
     for (const std::array<int, 3> n :
-         {std::array<int, 3>{3, 3, 3}, std::array<int, 3>{33, 9, 70}, std::array<int, 3>{5, 17, 4}})
+         {std::array<int, 3>{3, 3, 3}, std::array<int, 3>{33, 9, 70}, std::array<int, 3>{5, 17, 4},
+          std::array<int, 3>{34, 10, 35}})  // 34 x 10: the interior block is exactly one tile
       for (const BoundarySpec& bc : axis_mixes())
         for (bool var : {false, true})
           ASSERT_LE(compare(variant, n, bc, var, true, T(0.5)), tolerance<T>())
