@@ -136,21 +136,25 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
                   const T* __restrict__ f, FacePtrs<T> g, T scale, T* __restrict__ r) {
   __shared__ T tile[kMode == Pencil::smem ? TY + 2 : 1][kMode == Pencil::smem ? TX + 2 : 1];
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
-  const int first = kInterior ? 1 : 0;  // first node of each axis the grid covers
+  // The interior grid starts at node 1 in y and z; in x it keeps the blocks on 128-byte
+  // rows (an offset of one node would split every warp's load in two) and lets the
+  // threads of nodes 0 and nx-1 load u for their neighbours without writing r.
+  const int first = kInterior ? 1 : 0;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int i = first + blockIdx.x * TX + tx, j = first + blockIdx.y * TY + ty;
+  const int i = blockIdx.x * TX + tx, j = first + blockIdx.y * TY + ty;
   const int k0 = first + blockIdx.z * KC, k1 = min(k0 + KC, nz - first);
-  const bool valid = i < nx - first && j < ny - first;
+  const bool loads = i < nx && j < ny - first;
+  const bool valid = loads && (!kInterior || (i >= 1 && i <= nx - 2));  // writes r
   const std::size_t sy = nx, sz = static_cast<std::size_t>(nx) * ny;
-  std::size_t p = valid ? i + sy * j + sz * k0 : 0;
+  std::size_t p = loads ? i + sy * j + sz * k0 : 0;
   T prev = T(0), cur = T(0);
-  if (valid) {
+  if (loads) {
     prev = u[kInterior ? p - sz : axis_row(op, 2, k0, p, sz).lower];
     cur = u[p];
   }
-  // The last node this grid covers per in-plane axis: its upper neighbour lies outside
-  // the block's threads (and wraps on periodic axes), so it loads that one itself.
-  const int last_i = nx - 1 - first, last_j = ny - 1 - first;
+  // The last node of an in-plane axis loads its upper neighbour itself: outside the
+  // block's threads in y, wrapped to node 0 on a periodic x axis.
+  const bool last_i = !kInterior && i == nx - 1, last_j = j == ny - 1 - first;
   // Every thread of the block runs the same planes: the barriers and shuffles below are
   // reached by all of them, valid or not.
   for (int k = k0; k < k1; ++k, p += sz) {
@@ -167,18 +171,18 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
       dirichlet = rx.kind == RowKind::dirichlet || ry.kind == RowKind::dirichlet ||
                   rz.kind == RowKind::dirichlet;
     }
-    const T next = valid ? u[zp] : T(0);
+    const T next = loads ? u[zp] : T(0);
     T uxm = T(0), uxp = T(0), uym = T(0), uyp = T(0);
     if (kMode == Pencil::smem) {
       __syncthreads();  // the previous plane's tile has been read
+      // Only loading threads write: an idle thread's slot may be the halo that the last
+      // node loads (racecheck found the unguarded version).
+      if (loads) tile[ty + 1][tx + 1] = cur;
       if (valid) {
-        // Only valid threads write: an idle thread's slot may be the halo that the last
-        // node loads (racecheck found the unguarded version).
-        tile[ty + 1][tx + 1] = cur;
         if (tx == 0) tile[ty + 1][0] = u[xm];
-        if (tx == TX - 1 || i == last_i) tile[ty + 1][tx + 2] = u[xp];
+        if (tx == TX - 1 || last_i) tile[ty + 1][tx + 2] = u[xp];
         if (ty == 0) tile[0][tx + 1] = u[ym];
-        if (ty == TY - 1 || j == last_j) tile[ty + 2][tx + 1] = u[yp];
+        if (ty == TY - 1 || last_j) tile[ty + 2][tx + 1] = u[yp];
       }
       __syncthreads();
       uxm = tile[ty + 1][tx];
@@ -192,7 +196,7 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
       uxp = __shfl_down_sync(0xffffffffu, cur, 1);
       if (valid) {
         if (tx == 0) uxm = u[xm];
-        if (tx == TX - 1 || i == last_i) uxp = u[xp];
+        if (tx == TX - 1 || last_i) uxp = u[xp];
         uym = u[ym];
         uyp = u[yp];
       }
@@ -225,9 +229,10 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
 template <class T, bool kInterior>
 void launch_pencil(StencilVariant v, const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u,
                    const T* f, const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
+  // Nodes covered per axis (see pencil_kernel: x whole, y and z from node `first`).
   const int first = kInterior ? 1 : 0;
-  const int m[3] = {op.n[0] - 2 * first, op.n[1] - 2 * first, op.n[2] - 2 * first};
-  if (m[0] <= 0 || m[1] <= 0 || m[2] <= 0) return;
+  const int m[3] = {op.n[0], op.n[1] - 2 * first, op.n[2] - 2 * first};
+  if (op.n[0] - 2 * first <= 0 || m[1] <= 0 || m[2] <= 0) return;
   const dim3 block(TX, TY);
   const dim3 grid((m[0] + TX - 1) / TX, (m[1] + TY - 1) / TY, (m[2] + KC - 1) / KC);
   switch (v) {
