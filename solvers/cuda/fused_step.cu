@@ -33,7 +33,7 @@ namespace {
 // n (L + 1) + 3 n values of T.
 template <class T, int L, int kAxis>
 __global__ void __launch_bounds__(FusedStepPolicy<T>::threads)
-    legacy_pass_kernel(fused::PassArgs<T> a) {
+    fallback_pass_kernel(fused::PassArgs<T> a) {
   extern __shared__ unsigned char smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);  // [m][L + 1]: padded against bank conflicts
   const int n = a.n[kAxis];
@@ -202,19 +202,19 @@ __global__ void __launch_bounds__(FusedStepPolicy<T>::threads)
 }
 
 template <class T>
-std::size_t legacy_smem_bytes(int n) {
+std::size_t fallback_smem_bytes(int n) {
   return (static_cast<std::size_t>(n) * (FusedStepPolicy<T>::lines + 1) + 3 * static_cast<std::size_t>(n)) *
          sizeof(T);
 }
 
 template <class T, int kAxis>
-void launch_legacy_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
+void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
   constexpr int L = FusedStepPolicy<T>::lines;
   const int n = a.n[kAxis];
   const int line_n = kAxis == 0 ? a.n[1] : a.n[0];
   const int other_n = kAxis == 2 ? a.n[1] : a.n[2];
-  const std::size_t bytes = legacy_smem_bytes<T>(n);
-  auto kernel = legacy_pass_kernel<T, L, kAxis>;
+  const std::size_t bytes = fallback_smem_bytes<T>(n);
+  auto kernel = fallback_pass_kernel<T, L, kAxis>;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bytes)));
   const dim3 grid((line_n + L - 1) / L, other_n - 2);
@@ -224,14 +224,13 @@ void launch_legacy_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 
 // ---------------------------------------------------------------------------------------
 // The chunked kernels: lines per block and plane slots of the x pass, lines per tile of
-// the y and z passes (64-byte rows), and the rows per lane chunk instantiated (odd; a
-// line of R interior nodes takes the smallest C with 32 C >= R).
+// the y and z passes (128-byte rows), u by cp.async in the z pass, and the rows per lane
+// chunk instantiated (odd; a line of R interior nodes takes the smallest C with 32 C >= R).
+// Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
 constexpr int kXLines = 8;
-template <class T>
 constexpr int kXSlots = 4;
 template <class T>
 constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
-constexpr int kYZBufs = 1;
 template <class T>
 constexpr bool kZAsyncU = sizeof(T) == 8;
 constexpr int kCaps[] = {3, 5, 9, 17, 33};
@@ -242,20 +241,20 @@ using PassKernel = void (*)(fused::PassArgs<T>);
 template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source) {
   if (axis == 0)
-    return source ? fused::x_pass_kernel<T, kXLines, kXSlots<T>, C, true>
-                  : fused::x_pass_kernel<T, kXLines, kXSlots<T>, C, false>;
-  if (axis == 1) return fused::yz_pass_kernel<T, kYZLines<T>, C, 1, kYZBufs, false, false>;
-  return fused::yz_pass_kernel<T, kYZLines<T>, C, 2, kYZBufs, kZAsyncU<T>, false>;
+    return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
+                  : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
+  if (axis == 1) return fused::yz_pass_kernel<T, kYZLines<T>, C, 1, false>;
+  return fused::yz_pass_kernel<T, kYZLines<T>, C, 2, kZAsyncU<T>>;
 }
 
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n) {
-  if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots<T>, C>(n);
-  if (axis == 1) return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, kYZBufs, false>();
-  return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, kYZBufs, kZAsyncU<T>>();
+  if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
+  if (axis == 1) return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, false>(n);
+  return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, kZAsyncU<T>>(n);
 }
 
-// Dispatch on the chunk capacity: f.template operator()<C>() for C = cap.
+// Dispatch on the chunk capacity: f(std::integral_constant<int, C>) for C = cap.
 template <class F>
 auto with_cap(int cap, F&& f) {
   switch (cap) {
@@ -282,7 +281,7 @@ int pass_kind(int axis, int n, int optin) {
   if (cap != 0 && with_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, n); }) <=
                       static_cast<std::size_t>(optin))
     return 1;
-  if (legacy_smem_bytes<T>(n) <= static_cast<std::size_t>(optin)) return 2;
+  if (fallback_smem_bytes<T>(n) <= static_cast<std::size_t>(optin)) return 2;
   return 0;
 }
 
@@ -311,19 +310,11 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   for (int axis = 0; axis < 3; ++axis) {
     const int na = n[axis];
-    const int line_n = axis == 0 ? n[1] : n[0];
     const int other_n = axis == 2 ? n[1] : n[2];
     p.kind[axis] = pass_kind<T>(axis, na, optin);
     p.cap[axis] = chunk_cap(na);
     p.grid[axis][1] = 1;
-    if (p.kind[axis] == 2) {
-      constexpr int L = FusedStepPolicy<T>::lines;
-      p.smem[axis] = legacy_smem_bytes<T>(na);
-      p.threads[axis] = FusedStepPolicy<T>::threads;
-      p.grid[axis][0] = (line_n + L - 1) / L;
-      p.grid[axis][1] = other_n - 2;
-      continue;
-    }
+    if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
     const PassKernel<T> kernel =
         with_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
     p.smem[axis] = with_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na); });
@@ -361,13 +352,16 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
 
   // Shared factors of (I - tau A_axis) over the interior rows, by the same point rules
   // (axis_row, implicit_row) as every other line solver; row 0 is an identity row, so
-  // the elimination starts from cp = 0.
+  // the elimination starts from cp = 0. Per axis: inv, a*inv, cp (n each, the fallback
+  // kernel's), then the warp solve's alpha, Gf, Gb (32 cap each; fused_step_kernels.cuh).
   const std::size_t strides[3] = {1, static_cast<std::size_t>(op.n[0]),
                                   static_cast<std::size_t>(op.n[0]) * op.n[1]};
   std::size_t offset[3], total = 0;
+  int cap[3];
   for (int axis = 0; axis < 3; ++axis) {
+    cap[axis] = chunk_cap(op.n[axis]);
     offset[axis] = total;
-    total += 3 * static_cast<std::size_t>(op.n[axis]);
+    total += 3 * static_cast<std::size_t>(op.n[axis]) + 3 * 32 * static_cast<std::size_t>(cap[axis]);
   }
   std::vector<T> h(total, T(0));
   fused::PassArgs<T> args{};
@@ -388,7 +382,20 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     }
     args.n[axis] = n;
     args.w[axis] = axis_row(op, axis, 1, s, s).w.wm;
-    beta_scale[axis] = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
+    const T bs = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
+    beta_scale[axis] = bs;
+    // Warp solve: lane p owns rows [p C, p C + C); padding rows (r >= n-2) have alpha 0.
+    const int C = cap[axis];
+    T* alpha = cp + n;
+    T* gf = alpha + 32 * C;
+    T* gb = gf + 32 * C;
+    for (int r = 0; r < 32 * C; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
+    for (int p = 0; p < 32; ++p) {
+      double g = 1;  // products of the betas the kernel uses (s alpha, rounded to T)
+      for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+      g = 1;
+      for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+    }
   }
   cudaStream_t s = stream;
   if (h != host_factors_ || factors_.size() < total) {
@@ -417,15 +424,19 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && reinterpret_cast<std::uintptr_t>(u) % 16 == 0;
   for (int axis = 0; axis < 3; ++axis) {
     args.factors = factors_.data() + offset[axis];
+    args.chunk_factors = args.factors + 3 * op.n[axis];
     args.s = beta_scale[axis];
     if (plan_.kind[axis] == 2) {
-      if (axis == 0) launch_legacy_pass<T, 0>(args, s);
-      if (axis == 1) launch_legacy_pass<T, 1>(args, s);
-      if (axis == 2) launch_legacy_pass<T, 2>(args, s);
+      if (axis == 0) launch_fallback_pass<T, 0>(args, s);
+      if (axis == 1) launch_fallback_pass<T, 1>(args, s);
+      if (axis == 2) launch_fallback_pass<T, 2>(args, s);
       continue;
     }
     const PassKernel<T> kernel =
         with_cap(plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+    // Set again: another instance (another grid) may have set this kernel's limit lower.
+    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(plan_.smem[axis])));
     const dim3 grid(plan_.grid[axis][0], plan_.grid[axis][1]);
     kernel<<<grid, plan_.threads[axis], plan_.smem[axis], s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();

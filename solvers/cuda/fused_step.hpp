@@ -12,16 +12,25 @@ struct CUstream_st;
 
 namespace adi3d::cuda {
 
-// Fallback tile kernel (lines longer than the chunked kernels take): lines per
-// shared-memory tile, 32 floats or 16 doubles make one 128-byte row segment for the y and
-// z tiles; one thread per line runs the serial Thomas sweep.
-// Timings: see the comment of FusedDouglasStep.
+// Fallback tile kernel of a pass whose lines the warp-solve kernels do not take (more than
+// 1058 nodes, or x lines whose plane slots do not fit in shared memory): lines per
+// shared-memory tile (32 floats or 16 doubles: one 128-byte row segment for the y and z
+// tiles); one thread per line runs the serial Thomas sweep.
 template <class T>
 struct FusedStepPolicy {
   static constexpr int lines = sizeof(T) == 4 ? 32 : 16;
   static constexpr int threads = 256;
 };
 
+// Measured (H100 SXM, 512^3, adi3d_fused_tune and adi3d bench gpu, 2026-11-23; a device
+// copy of one array moves 2.96 TB/s, read plus write):
+//   float:  x 0.526 ms, y 0.433 ms, z 0.626 ms; step 1.61 ms (floor of 7 arrays 1.27 ms)
+//   double: x 1.022 ms, y 0.808 ms, z 1.253 ms; step 3.09 ms (floor 2.51 ms)
+// i.e. 69% (x), 84-89% (y, z) of copy bandwidth; before (thread-per-line Thomas tiles)
+// x 1.29, y 0.67, z 0.86 ms, step 2.85 ms float, 5.68 ms double. The x pass is the gap:
+// with 1-2 blocks per SM (its plane slots) it is limited by instruction issue and latency
+// (ncu: ~22% occupancy, IPC ~2.4), not by DRAM. y and z need 128-byte rows: 64-byte rows
+// ran at 54-59% of copy.
 template <class T>
 class FusedDouglasStep {
  public:

@@ -3,26 +3,28 @@
 // Internal to the CUDA backend.
 //
 // Line solves: every line of a pass has the same tridiagonal matrix (constant alpha), so
-// the Thomas factors (inv, a*inv per interior row) are shared. A warp solves one line:
-// lane p owns the rows [p C, p C + C) (C odd, so the 32 lanes' rows fall in 32 different
-// shared-memory banks; rows past the line are padding) and runs both Thomas recurrences, y_r = inv_r d_r + beta_r y_{r-1}
-// and x_r = y_r + beta_r x_{r+1} (beta = -a inv; a = c on interior rows of constant
-// alpha, so the backward factor -c inv is the same array), on its chunk from a zero
-// start; the true start values come from a warp scan of the chunks' affine maps (5
-// shuffle steps), and the homogeneous correction is added in a second pass over the
-// chunk. The dependent chain is 4 C + 10 steps instead of 2 n.
+// the Thomas factors are shared. A warp solves one line: lane p owns the rows
+// [p C, p C + C) (C odd, so the 32 lanes' rows fall in 32 different shared-memory banks;
+// rows from R to 32 C are padding) and runs the forward recurrence
+// y_r = alpha_r d_r + beta_r y_{r-1} on its chunk from y = 0; a warp scan of the chunks'
+// affine maps (5 shuffle steps) gives each chunk its true start value, whose response
+// Gf_r (a host-made product of the betas) is added on the way back, where the backward
+// recurrence x_r = y_r + beta_r x_{r+1} runs from x = 0; a second scan and the response
+// Gb_r finish it. alpha_r = inv_r, beta_r = -a inv_r = s alpha_r (a = c on the interior
+// rows of constant alpha). The dependent chain is 2 C + 10 steps instead of 2 n, and a
+// padding row (alpha = 0, so beta = Gf = Gb = 0) solves to 0 from any finite data.
 //
 // Pass x (k-marching): a block owns L neighbouring x lines (j0..j0+L-1) and a range of
-// planes k. Planes of u with a one-line halo in j ((L+2) nx values, one contiguous range
-// of memory) stream through a ring of NS shared-memory slots by cp.async, NS-3 planes
-// ahead of the plane being solved, so every u value comes from DRAM once and from L2
-// about (L+2)/L times; the rhs dt (A u + f) is formed from the slots directly in the
-// chunk layout of the solve. Warp w forms, solves and stores line j0+w.
+// planes k. Planes of u with a one-line halo in j ((L+2) rows of nx values) stream through
+// a ring of NS shared-memory slots by cp.async, one plane ahead of the plane being solved,
+// so every u value comes from DRAM once and from L2 about (L+2)/L times; the rhs
+// dt (A u + f) is formed from the slots directly in the chunk layout of the solve. Warp w
+// forms, solves and stores line j0+w; slot rows are padded to 32 C + 2 values so that
+// padding rows read finite data without bounds checks.
 //
-// Passes y and z (persistent, double-buffered): a block walks tiles of L lines
-// (consecutive i, L sizeof(T) = 64 bytes per row) by R = n-2 interior rows, loading the
-// next tile by cp.async while it solves and stores the current one. Rows are swizzled so
-// that both the row-wise copies and the chunk-wise solve are free of bank conflicts.
+// Passes y and z (persistent): a block walks tiles of L lines (consecutive i, L sizeof(T)
+// = 128 bytes per row) by R = n-2 interior rows, rows padded to L+1 values (the banks of
+// the chunk-wise solve and of the row-wise copies are then all distinct).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -54,279 +56,240 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Warp line solve. Lane p owns rows [p C, p C + C) (C odd); rows from R up to 32 C are
-// padding with alpha = 0 (so beta = 0 too): they solve to 0 and leave the real rows
-// alone, and no row needs a bounds check. v[l][q] holds row p C + q of line l of this
-// warp; on return it holds the solution. alpha[r] = inv of interior row r (shared
-// memory); beta_r = -a inv = s alpha_r with s = -a (constant alpha: the same a and c on
-// every interior row, so s alpha_r is bit for bit the host's -a*inv and -c*inv). Every
-// lane of the warp must call it.
-template <class T, int C, int LPW>
-__device__ __forceinline__ void warp_solve(T (&v)[LPW][C], const T* alpha, T s) {
+// Warp line solve (see the file comment). v[q] holds row p C + q of the line (p: lane);
+// on return it holds the solution. fac: shared memory, alpha[32 C], Gf[32 C], Gb[32 C] with
+// Gf_r = prod beta over [p C, r] and Gb_r = prod beta over [r, p C + C - 1]. Every lane of
+// the warp must call it, converged.
+template <class T, int C>
+__device__ __forceinline__ void warp_solve(T (&v)[C], const T* fac, T s) {
   const int lane = threadIdx.x & 31;
-  const T* al = alpha + lane * C;
+  const T* al = fac + lane * C;
+  const T* gf = al + 32 * C;
+  const T* gb = gf + 32 * C;
   constexpr unsigned kAll = 0xffffffffu;
-  // Forward, from y = 0 before the chunk: y_r = alpha_r d_r + beta_r y_{r-1}.
-  T y[LPW];
-  T A = T(1);  // product of beta over the chunk: y_end = A y_in + y_local_end
-#pragma unroll
-  for (int l = 0; l < LPW; ++l) y[l] = T(0);
+  T y = T(0);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
-    const T a = al[q], b = s * a;
-    A *= b;
-#pragma unroll
-    for (int l = 0; l < LPW; ++l) {
-      y[l] = fma(b, y[l], a * v[l][q]);
-      v[l][q] = y[l];
-    }
+    const T a = al[q];
+    y = fma(s * a, y, a * v[q]);
+    v[q] = y;
   }
-  // Inclusive scan of the chunks' maps y -> A y + B over the lanes.
+  // Inclusive scan of the chunks' maps y_in -> A y_in + y over the lanes.
+  T A = gf[C - 1];
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
     const T Ap = __shfl_up_sync(kAll, A, d);
-#pragma unroll
-    for (int l = 0; l < LPW; ++l) {
-      const T Bp = __shfl_up_sync(kAll, y[l], d);
-      if (lane >= d) y[l] = fma(A, Bp, y[l]);
-    }
-    if (lane >= d) A *= Ap;
-  }
-  // y before this chunk; add its homogeneous response h_r = beta_r h_{r-1}.
-  T h[LPW];
-#pragma unroll
-  for (int l = 0; l < LPW; ++l) {
-    h[l] = __shfl_up_sync(kAll, y[l], 1);
-    if (lane == 0) h[l] = T(0);
-  }
-#pragma unroll
-  for (int q = 0; q < C; ++q) {
-    const T b = s * al[q];
-#pragma unroll
-    for (int l = 0; l < LPW; ++l) {
-      h[l] *= b;
-      v[l][q] += h[l];
+    const T Bp = __shfl_up_sync(kAll, y, d);
+    if (lane >= d) {
+      y = fma(A, Bp, y);
+      A *= Ap;
     }
   }
-  // Backward, from x = 0 after the chunk: x_r = y_r + beta_r x_{r+1}.
-  T x[LPW];
-  A = T(1);
-#pragma unroll
-  for (int l = 0; l < LPW; ++l) x[l] = T(0);
+  T carry = __shfl_up_sync(kAll, y, 1);  // y before this chunk
+  if (lane == 0) carry = T(0);
+  T x = T(0);
 #pragma unroll
   for (int q = C - 1; q >= 0; --q) {
-    const T b = s * al[q];
-    A *= b;
-#pragma unroll
-    for (int l = 0; l < LPW; ++l) {
-      x[l] = fma(b, x[l], v[l][q]);
-      v[l][q] = x[l];
-    }
+    const T yq = fma(gf[q], carry, v[q]);
+    x = fma(s * al[q], x, yq);
+    v[q] = x;
   }
+  A = gb[0];
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
     const T An = __shfl_down_sync(kAll, A, d);
-#pragma unroll
-    for (int l = 0; l < LPW; ++l) {
-      const T Bn = __shfl_down_sync(kAll, x[l], d);
-      if (lane + d < 32) x[l] = fma(A, Bn, x[l]);
-    }
-    if (lane + d < 32) A *= An;
-  }
-#pragma unroll
-  for (int l = 0; l < LPW; ++l) {
-    h[l] = __shfl_down_sync(kAll, x[l], 1);
-    if (lane == 31) h[l] = T(0);
-  }
-#pragma unroll
-  for (int q = C - 1; q >= 0; --q) {
-    const T b = s * al[q];
-#pragma unroll
-    for (int l = 0; l < LPW; ++l) {
-      h[l] *= b;
-      v[l][q] += h[l];
+    const T Bn = __shfl_down_sync(kAll, x, d);
+    if (lane + d < 32) {
+      x = fma(A, Bn, x);
+      A *= An;
     }
   }
+  carry = __shfl_down_sync(kAll, x, 1);  // x after this chunk
+  if (lane == 31) carry = T(0);
+#pragma unroll
+  for (int q = 0; q < C; ++q) v[q] = fma(gb[q], carry, v[q]);
 }
 
-// Factors of this axis (layout inv[n], ainv[n], cp[n]) to shared memory as alpha[r] =
-// inv[r+1] over the R interior rows, zero over the padding up to 32 C.
+// The 3 x 32 C solve factors of this pass to shared memory.
 template <class T, int C>
-__device__ __forceinline__ void load_factors(const T* factors, int n, T* alpha) {
-  for (int r = threadIdx.x; r < 32 * C; r += blockDim.x) alpha[r] = r < n - 2 ? factors[r + 1] : T(0);
+__device__ __forceinline__ void load_factors(const T* factors, T* fac) {
+  for (int e = threadIdx.x; e < 3 * 32 * C; e += blockDim.x) fac[e] = factors[e];
 }
 
 template <class T>
 struct PassArgs {
   int n[3];
-  T w[3];            // interior row weights per axis
+  T w[3];                  // interior row weights per axis
   T dt;
-  const T* u_in;     // u^n (x pass)
-  const T* f;        // source or null (x pass)
-  T* d;              // stage array
-  T* u;              // u, updated in place (z pass)
-  const T* factors;  // this axis: inv[n], a*inv[n], cp[n] (interior rows valid)
-  T s;               // this axis: -a = -c of the interior rows (tau w)
-  int kseg;          // x pass: planes per block
-  int vec16;         // x pass: rows of u are 16-byte aligned (16-byte copies)
+  const T* u_in;           // u^n (x pass)
+  const T* f;              // source or null (x pass)
+  T* d;                    // stage array
+  T* u;                    // u, updated in place (z pass)
+  const T* factors;        // fallback kernel, this axis: inv[n], a*inv[n], cp[n]
+  const T* chunk_factors;  // warp solve, this axis: alpha, Gf, Gb (3 x 32 C)
+  T s;                     // this axis: -a = -c of the interior rows (tau w)
+  int kseg;                // x pass: planes per block
+  int vec16;               // x pass: rows of u are 16-byte aligned (16-byte copies)
 };
 
 // ---------------------------------------------------------------------------------------
 // Pass x. Block 32 L threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)). Dynamic shared
 // memory: x_pass_smem_bytes.
-template <class T, int L, int NS>
-constexpr std::size_t x_slot_elems(int nx) {
-  return static_cast<std::size_t>(L + 2) * nx;
+template <class T, int C>
+__host__ __device__ constexpr int x_row_stride(int nx) {
+  constexpr int V = 16 / sizeof(T);
+  const int m = nx > 32 * C + 2 ? nx : 32 * C + 2;
+  return (m + V - 1) / V * V;
 }
 template <class T, int L, int NS, int C>
 std::size_t x_pass_smem_bytes(int nx) {
-  return (NS * x_slot_elems<T, L, NS>(nx) + 32 * C) * sizeof(T);
+  return (static_cast<std::size_t>(NS) * (L + 2) * x_row_stride<T, C>(nx) + 3 * 32 * C) * sizeof(T);
 }
 
 template <class T, int L, int NS, int C, bool kSource>
 __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
-  static_assert(NS >= 4, "three planes are read while the next one loads");
+  static_assert(NS == 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* slots = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const int R = nx - 2;
-  const std::size_t slot_elems = x_slot_elems<T, L, NS>(nx);
-  T* alpha = slots + NS * slot_elems;
+  const int stride = x_row_stride<T, C>(nx);
+  const int slot_elems = (L + 2) * stride;
+  T* fac = slots + NS * slot_elems;
   const int j0 = 1 + blockIdx.x * L;
   const int kb = 1 + blockIdx.y * a.kseg;
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * L;
-  load_factors<T, C>(a.factors, nx, alpha);
+  load_factors<T, C>(a.chunk_factors, fac);
+  // Zero every slot once: the padding of the rows (and rows past the grid) is never
+  // copied, and must read as finite.
+  for (int e = tid; e < NS * slot_elems; e += kThreads) slots[e] = T(0);
+  __syncthreads();
 
-  // Plane k of u, lines j0-1..j0+L (those inside the grid), into slot k % NS: one
-  // contiguous range of memory.
+  // Plane k of u, lines j0-1..j0+L (those inside the grid), into slot k % NS.
   const int rows = min(L + 2, ny - (j0 - 1));
-  const int count = rows * nx;
   auto issue_plane = [&](int k) {
     T* dst = slots + (k % NS) * slot_elems;
     const T* src = a.u_in + nxy * k + static_cast<std::size_t>(j0 - 1) * nx;
     if (a.vec16) {
       constexpr int V = 16 / sizeof(T);
-      for (int e = tid * V; e < count; e += kThreads * V) cp_async<16>(dst + e, src + e, true);
+      const int per_row = nx / V;
+      for (int r = 0; r < rows; ++r, src += nx, dst += stride)
+        for (int e = tid; e < per_row; e += kThreads) cp_async<16>(dst + e * V, src + e * V, true);
     } else {
-      for (int e = tid; e < count; e += kThreads) cp_async<sizeof(T)>(dst + e, src + e, true);
+      for (int r = 0; r < rows; ++r, src += nx, dst += stride)
+        for (int e = tid; e < nx; e += kThreads) cp_async<sizeof(T)>(dst + e, src + e, true);
     }
   };
   issue_plane(kb - 1);
   issue_plane(kb);
   issue_plane(kb + 1);
   cp_async_commit();
-#pragma unroll
-  for (int s = 2; s <= NS - 3; ++s) {
-    if (kb + s <= ke) issue_plane(kb + s);
-    cp_async_commit();
-  }
 
   const int warp = tid / 32, lane = tid & 31;
   const int j = j0 + warp;
-  const bool line = j <= ny - 2;
-  const int r0 = lane * C;
+  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+  // This lane's first row in a slot: row warp+1 of the slab, node i = 1 + lane C.
+  const int lane_off = (warp + 1) * stride + 1 + lane * C;
   const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
   for (int k = kb; k < ke; ++k) {
-    cp_async_wait<NS - 4>();  // plane k+1 has landed (this thread's copies)
-    __syncthreads();          // everyone's copies; everyone is done with plane k-2
-    if (k + NS - 2 <= ke) issue_plane(k + NS - 2);
+    cp_async_wait<0>();  // plane k+1 has landed (this thread's copies)
+    __syncthreads();     // everyone's copies; everyone is done with plane k-2
+    if (k + 2 <= ke) issue_plane(k + 2);
     cp_async_commit();
-    if (!line) continue;
     const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
-    if (kSource && k + 1 < ke) {
+    if (kSource && line && k + 1 < ke) {
       for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T)))
         prefetch_l2(a.f + row + nxy + i);
     }
-    const T* sc = slots + (k % NS) * slot_elems + (warp + 1) * nx;
-    const T* sn = sc - nx;
-    const T* ss = sc + nx;
-    T* sm = slots + ((k + NS - 1) % NS) * slot_elems + (warp + 1) * nx;  // plane k-1
-    const T* sp = slots + ((k + 1) % NS) * slot_elems + (warp + 1) * nx;
-    T v[1][C];
+    const T* sc = slots + (k & 3) * slot_elems + lane_off;
+    const T* sn = sc - stride;
+    const T* ss = sc + stride;
+    const T* sp = slots + ((k + 1) & 3) * slot_elems + lane_off;
+    // Row j of plane k-1: read by this warp alone from here on, then its staging row.
+    T* stage = slots + ((k + 3) & 3) * slot_elems + (warp + 1) * stride;
+    const T* sm = stage + 1 + lane * C;
+    T v[C];
 #pragma unroll
     for (int q = 0; q < C; ++q) {
-      const int i = min(1 + r0 + q, nx - 2);  // padding rows: any finite value (alpha = 0)
-      const T uc = sc[i];
-      T sum = wx * (sc[i - 1] - uc) + wx * (sc[i + 1] - uc);
-      sum += wy * (sn[i] - uc) + wy * (ss[i] - uc);
-      sum += wz * (sm[i] - uc) + wz * (sp[i] - uc);
-      v[0][q] = sum;
+      const T uc = sc[q];
+      T sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
+      sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
+      sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
+      v[q] = sum;
     }
-    // Row j of plane k-1 is read by this warp alone from here on: it becomes the
-    // warp's staging row for f and for the transposed store.
     __syncwarp();
     if (kSource) {
-      for (int i = 1 + lane; i < nx - 1; i += 32) sm[i] = a.f[row + i];
+      if (line)
+        for (int i = 1 + lane; i < nx - 1; i += 32) stage[i] = a.f[row + i];
       __syncwarp();
 #pragma unroll
-      for (int q = 0; q < C; ++q) v[0][q] += sm[min(1 + r0 + q, nx - 2)];
+      for (int q = 0; q < C; ++q) v[q] += sm[q];
     }
 #pragma unroll
-    for (int q = 0; q < C; ++q) v[0][q] *= a.dt;
-    warp_solve<T, C, 1>(v, alpha, a.s);
-    __syncwarp();
+    for (int q = 0; q < C; ++q) v[q] *= a.dt;
+    warp_solve<T, C>(v, fac, a.s);
+    T* out = stage + 1 + lane * C;
 #pragma unroll
-    for (int q = 0; q < C; ++q)
-      if (r0 + q < R) sm[1 + r0 + q] = v[0][q];
+    for (int q = 0; q < C; ++q) out[q] = v[q];
     __syncwarp();
-    for (int i = 1 + lane; i < nx - 1; i += 32) a.d[row + i] = sm[i];
+    if (line)
+      for (int i = 1 + lane; i < nx - 1; i += 32) a.d[row + i] = stage[i];
   }
 }
 
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2). Block 256 threads, persistent over the tiles
-// (ceil(nx / L) per line of tiles, times n_other - 2). kBufs 2: the next tile loads while
-// this one is solved and stored; 1: one tile at a time (other blocks on the SM overlap).
-// kAsyncU (z): u of the tile comes by cp.async too, else by loads in the update loop
-// (after an L2 prefetch when kPrefetchU). Dynamic shared memory: yz_pass_smem_bytes.
-// Tiles hold 32 C rows (R real, then zero padding for the solve).
-template <class T, int L, int C, int kBufs, bool kAsyncU>
-std::size_t yz_pass_smem_bytes() {
-  const std::size_t tile = static_cast<std::size_t>(32 * C) * L;
-  return (kBufs * (kAsyncU ? 2 : 1) * tile + 32 * C) * sizeof(T);
+// (ceil(nx / L) per line of tiles, times n_other - 2), one tile at a time (the other
+// blocks on the SM overlap). kAsyncU (z): u of the tile comes by cp.async with it, else
+// by loads in the update loop. Dynamic shared memory: yz_pass_smem_bytes.
+//
+// A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
+// (up to 32 C) run past it into what follows (the u tile, the factors: finite and not
+// written during the solve), and the rows R..R_alloc-1 are zeroed once.
+template <class T, int L, int C>
+__host__ __device__ constexpr int yz_alloc_rows(int R) {
+  const int m = 32 * C - (3 * 32 * C) / (L + 1);
+  return R > m ? R : m;
+}
+template <class T, int L, int C, bool kAsyncU>
+std::size_t yz_pass_smem_bytes(int n) {
+  const std::size_t tile = static_cast<std::size_t>(yz_alloc_rows<T, L, C>(n - 2)) * (L + 1);
+  return ((kAsyncU ? 2 : 1) * tile + 3 * 32 * C) * sizeof(T);
 }
 
-// Element (r, l) of a tile: rows of L values, the column xor-swizzled by r / 2 so that
-// lanes reading rows p c + q (c odd) of one column hit different banks.
-template <int L>
-__device__ __forceinline__ int yz_swizzle(int r, int l) {
-  return r * L + (l ^ ((r >> 1) & (L - 1)));
-}
-
-// Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3).
+// Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float).
 template <class T, int C>
 constexpr int yz_min_blocks() {
   return C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, int kBufs, bool kAsyncU, bool kPrefetchU>
+template <class T, int L, int C, int kAxis, bool kAsyncU>
 __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(PassArgs<T> a) {
   constexpr int kThreads = 256;
   constexpr int LPW = L / 8;        // lines per warp
   constexpr int RS = kThreads / L;  // rows per sweep of the block
+  constexpr int P = L + 1;          // row pitch in shared memory
   static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
-  static_assert(kBufs == 1 || kBufs == 2, "one or two tile buffers");
   static_assert(kAxis == 2 || !kAsyncU, "u only in the z pass");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* buf = reinterpret_cast<T*>(smem_raw);
+  T* tile = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const int n = a.n[kAxis];
-  const int R = n - 2;
-  constexpr int tile_elems = 32 * C * L;
-  T* ubuf = buf + kBufs * tile_elems;
-  T* alpha = ubuf + (kAsyncU ? kBufs : 0) * tile_elems;
+  const int R = a.n[kAxis] - 2;
+  const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
+  T* utile = tile + tile_elems;
+  T* fac = utile + (kAsyncU ? tile_elems : 0);
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
   const int tid = threadIdx.x;
-  load_factors<T, C>(a.factors, n, alpha);
-  // The padding rows of the d tiles stay zero: no copy writes them, and they solve to 0.
-  for (int b = 0; b < kBufs; ++b)
-    for (int e = R * L + tid; e < tile_elems; e += kThreads) buf[b * tile_elems + e] = T(0);
+  load_factors<T, C>(a.chunk_factors, fac);
+  for (int e = R * P + tid; e < tile_elems; e += kThreads) {
+    tile[e] = T(0);
+    if (kAsyncU) utile[e] = T(0);
+  }
 
   // Copies and stores: thread tid always takes column col = tid % L, rows row0 + s RS.
   const int col = tid % L, row0 = tid / L;
@@ -341,80 +304,56 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
   };
   auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok) {
     const T* src = base + p0;
-    for (int r = row0; r < R; r += RS, src += sweep)
-      cp_async<sizeof(T)>(dst + yz_swizzle<L>(r, col), ok ? src : base, ok);
-  };
-  // Tile t (and its u where kAsyncU) into buffer b.
-  auto issue_tile = [&](int t, int b) {
-    bool ok;
-    const std::size_t p0 = offset(t, ok);
-    copy_rows(a.d, buf + b * tile_elems, p0, ok);
-    if (kAsyncU) copy_rows(a.u, ubuf + b * tile_elems, p0, ok);
-    // z: u of that tile into L2 for its update, one prefetch per 32-byte sector.
-    constexpr int kSector = 32 / static_cast<int>(sizeof(T));
-    if (kPrefetchU && kAxis == 2 && ok && (col % kSector == 0 || col == 1)) {
-      const T* up = a.u + p0;
-      for (int r = row0; r < R; r += RS, up += sweep) prefetch_l2(up);
-    }
+    dst += row0 * P + col;
+    for (int r = row0; r < R; r += RS, src += sweep, dst += RS * P)
+      cp_async<sizeof(T)>(dst, ok ? src : base, ok);
   };
 
-  const int G = gridDim.x;
-  int t = blockIdx.x;
-  if (kBufs == 2) {
-    if (t < total) issue_tile(t, 0);
-    cp_async_commit();
-  }
-  const int warp = tid / 32;
-  const int r0 = (tid & 31) * C;
-  for (int b = 0; t < total; t += G, b ^= (kBufs - 1)) {
-    T* cur = buf + b * tile_elems;
-    __syncthreads();  // the stores from the buffer about to be refilled are done
-    if (kBufs == 2) {
-      if (t + G < total) issue_tile(t + G, b ^ 1);
-      cp_async_commit();
-      cp_async_wait<1>();
-    } else {
-      issue_tile(t, 0);
-      cp_async_commit();
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-#pragma unroll 1
-    for (int l = warp * LPW; l < (warp + 1) * LPW; ++l) {  // one line at a time: registers
-      T v[1][C];
-#pragma unroll
-      for (int q = 0; q < C; ++q) v[0][q] = cur[yz_swizzle<L>(r0 + q, l)];
-      warp_solve<T, C, 1>(v, alpha, a.s);
-#pragma unroll
-      for (int q = 0; q < C; ++q) cur[yz_swizzle<L>(r0 + q, l)] = v[0][q];
-    }
-    __syncthreads();
+  const int warp = tid / 32, lane = tid & 31;
+  const int lim = R - lane * C;  // rows of this lane's chunk that are real: q < lim
+  for (int t = blockIdx.x; t < total; t += gridDim.x) {
+    __syncthreads();  // the last tile's stores are done
     bool ok;
     const std::size_t p0 = offset(t, ok);
+    copy_rows(a.d, tile, p0, ok);
+    if (kAsyncU) copy_rows(a.u, utile, p0, ok);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll 1
+    for (int s = 0; s < LPW; ++s) {  // one line at a time: registers
+      T* c = tile + lane * C * P + warp * LPW + s;
+      T v[C];
+#pragma unroll
+      for (int q = 0; q < C; ++q) v[q] = c[q * P];
+      warp_solve<T, C>(v, fac, a.s);
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (q < lim) c[q * P] = v[q];
+    }
+    __syncthreads();
     if (!ok) continue;
+    const T* x = tile + row0 * P + col;
     if (kAxis == 1) {
       T* dst = a.d + p0;
-      for (int r = row0; r < R; r += RS, dst += sweep) *dst = cur[yz_swizzle<L>(r, col)];
+      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else if (kAsyncU) {
       // This thread copied exactly these elements of u: no barrier needed.
-      const T* uc = ubuf + b * tile_elems;
+      const T* uc = utile + row0 * P + col;
       T* up = a.u + p0;
-      for (int r = row0; r < R; r += RS, up += sweep) {
-        const int e = yz_swizzle<L>(r, col);
-        *up = uc[e] + cur[e];
-      }
+      for (int r = row0; r < R; r += RS, up += sweep, x += RS * P, uc += RS * P) *up = *uc + *x;
     } else {
       // u += x, B loads of u in flight per thread.
       constexpr int B = 8;
       T* up = a.u + p0;
-      for (int r = row0; r < R; r += B * RS, up += B * sweep) {
+      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
         T uu[B];
 #pragma unroll
         for (int q = 0; q < B; ++q)
           if (r + q * RS < R) uu[q] = up[q * sweep];
 #pragma unroll
         for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) up[q * sweep] = uu[q] + cur[yz_swizzle<L>(r + q * RS, col)];
+          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
       }
     }
   }

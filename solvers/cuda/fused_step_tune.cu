@@ -88,11 +88,11 @@ void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool
               100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts) : 0.0);
 }
 
-template <class T, int L, int kAxis, int kBufs, bool kAsyncU, bool kPrefetchU>
+template <class T, int L, int kAxis, bool kAsyncU>
 void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   constexpr int C = 17;
-  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, kBufs, kAsyncU, kPrefetchU>;
-  const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, kBufs, kAsyncU>();
+  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, kAsyncU>;
+  const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, kAsyncU>(a.n[kAxis]);
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   if (smem > static_cast<std::size_t>(optin)) return;
@@ -105,10 +105,9 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
     return;
   }
   const double ms = median_ms([&] { kernel<<<grid, 256, smem>>>(a); });
-  std::printf("  %c %3dB rows bufs %d%s%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
-              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), kBufs, kAsyncU ? " async-u" : "",
-              kPrefetchU ? " prefetch-u" : "", ms, 100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms,
-              kAxis == 1 ? 1 : 2, smem, res);
+  std::printf("  %c %3dB rows%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
+              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), kAsyncU ? " async-u" : "", ms,
+              100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
 }
 
 template <class T>
@@ -129,10 +128,11 @@ void run(int n, bool profile) {
   const double copy_ms = median_ms([&] { ADI3D_CUDA_CHECK(cudaMemcpyAsync(cp, u, pts * sizeof(T), cudaMemcpyDeviceToDevice)); });
   std::printf("  copy %.3f ms (%.0f GB/s)\n", copy_ms, 2 * pts * sizeof(T) / copy_ms / 1e6);
 
-  // Factors as fused_step.cu makes them: h = 1/(n-1), alpha 1, tau = h/2.
+  // Factors as fused_step.cu makes them: h = 1/(n-1), alpha 1, tau = h/2; C = 17.
   const double hh = 1.0 / (n - 1);
   const T w = static_cast<T>(1.0 / (hh * hh)), tau = static_cast<T>(0.5 * hh);
-  std::vector<T> f(3 * n, T(0));
+  constexpr int C = 17;
+  std::vector<T> f(3 * n + 3 * 32 * C, T(0));
   T cprev = 0;
   const T ra = -tau * w, rb = T(1) - ra - ra;
   for (int m = 1; m < n - 1; ++m) {
@@ -140,6 +140,16 @@ void run(int n, bool profile) {
     f[n + m] = ra * f[m];
     f[2 * n + m] = ra * f[m];
     cprev = f[2 * n + m];
+  }
+  T* al = f.data() + 3 * n;
+  T* gf = al + 32 * C;
+  T* gb = gf + 32 * C;
+  for (int r = 0; r < 32 * C; ++r) al[r] = r < n - 2 ? f[r + 1] : T(0);
+  for (int p = 0; p < 32; ++p) {
+    double g = 1;
+    for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= double(-ra * al[p * C + q]));
+    g = 1;
+    for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= double(-ra * al[p * C + q]));
   }
   T* fac;
   ADI3D_CUDA_CHECK(cudaMalloc(&fac, f.size() * sizeof(T)));
@@ -154,35 +164,29 @@ void run(int n, bool profile) {
   a.d = d;
   a.u = u;
   a.factors = fac;
+  a.chunk_factors = fac + 3 * n;
   a.s = -ra;
   a.vec16 = (n * sizeof(T)) % 16 == 0;
 
   constexpr int L64 = 64 / sizeof(T);
   if (profile) {
     time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr, true);
-    time_yz<T, L64, 1, 2, false, false>(a, copy_ms, true);
-    time_yz<T, L64, 2, 2, false, true>(a, copy_ms, true);
-    time_yz<T, 2 * L64, 2, 1, true, false>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 1, false>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 2, false>(a, copy_ms, true);
     return;
   }
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
   ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-  time_x<T, 8, 5>(a, copy_ms, "L8 NS5", d2);
   time_x<T, 4, 4>(a, copy_ms, "L4 NS4", d2);
   time_x<T, 16, 4>(a, copy_ms, "L16 NS4", d2);
-  time_yz<T, L64, 1, 2, false, false>(a, copy_ms, false);
-  time_yz<T, L64, 1, 1, false, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 1, 2, false, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 1, 1, false, false>(a, copy_ms, false);
-  time_yz<T, L64, 2, 2, false, true>(a, copy_ms, false);
-  time_yz<T, L64, 2, 2, false, false>(a, copy_ms, false);
-  time_yz<T, L64, 2, 2, true, false>(a, copy_ms, false);
-  time_yz<T, L64, 2, 1, true, false>(a, copy_ms, false);
-  time_yz<T, L64, 2, 1, false, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, 1, true, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, 1, false, true>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, 1, false, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, 2, false, false>(a, copy_ms, false);
+  a.vec16 = 0;
+  time_x<T, 8, 4>(a, copy_ms, "L8 NS4 4B", d2);
+  a.vec16 = (n * sizeof(T)) % 16 == 0;
+  time_yz<T, L64, 1, false>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 1, false>(a, copy_ms, false);
+  time_yz<T, L64, 2, false>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, false>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, true>(a, copy_ms, false);
 
   // The whole step through the class (its own constants), constant alpha, no source.
   Diffusion<T> dif;
