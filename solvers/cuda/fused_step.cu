@@ -2,41 +2,38 @@
 //   pass x: d = (I - tau Ax)^-1 dt (A u + f)   (rhs formed in shared memory, then solved)
 //   pass y: d = (I - tau Ay)^-1 d               (in place)
 //   pass z: u = u + (I - tau Az)^-1 d           (update fused into the solve)
-// Technique: each block holds a tile of L lines (x: L neighbouring x lines of one plane;
-// y, z: L lines neighbouring in x, so every row of the tile is one 128-byte segment) in
-// shared memory, transposed so that one thread per line runs Thomas with the elimination
-// factors that all lines share (constant alpha); loads and stores are coalesced. Moves 7
-// arrays per point (x: u in, d out; y: d in, d out; z: d in, u in, u out), 8 with a
-// source; the u neighbours of the rhs hit L1/L2. Dirichlet nodes keep du = 0: only
-// interior rows are solved and boundary nodes of u and d are never touched.
+// Moves 7 arrays per point (x: u in, d out; y: d in, d out; z: d in, u in, u out), 8 with
+// a source. Dirichlet nodes keep du = 0: only interior rows are solved and boundary nodes
+// of u and d are never touched. The kernels and their technique are in
+// fused_step_kernels.cuh (warp-per-line chunked Thomas, cp.async streaming); lines longer
+// than they take (n > 1058, or an x line whose planes do not fit in shared memory) go to
+// the thread-per-line tile kernel below, one pass at a time.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_step.hpp"
+#include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/discretization.hpp"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
 namespace adi3d::cuda {
 namespace {
 
-template <class T>
-struct FusedArgs {
-  int n[3];
-  T w[3];             // interior row weights per axis (wm = wp for constant alpha)
-  T dt;
-  const T* u_in;      // u^n (x pass)
-  const T* f;         // source or null (x pass)
-  T* d;               // stage array
-  T* u;               // u, updated in place (z pass)
-  const T* factors;   // this axis: inv[n], a*inv[n], cp[n] (interior rows valid)
-};
-
-// One pass along kAxis; see the file comment. Block: FusedStepPolicy threads; grid
-// (ceil(n_line_axis / L), n_other - 2) where the line axis is y for the x pass and x for the
-// y and z passes. Dynamic shared memory: n (L + 1) + 3 n values of T.
+// ---------------------------------------------------------------------------------------
+// Fallback: one tile of L lines in shared memory (x: L neighbouring x lines of one plane;
+// y, z: L lines neighbouring in x, so every row of the tile is one 128-byte segment),
+// transposed so that one thread per line runs Thomas with the shared factors; loads and
+// stores are coalesced; the u neighbours of the rhs hit L1/L2.
+// Block: FusedStepPolicy threads; grid (ceil(n_line_axis / L), n_other - 2) where the line
+// axis is y for the x pass and x for the y and z passes. Dynamic shared memory:
+// n (L + 1) + 3 n values of T.
 template <class T, int L, int kAxis>
 __global__ void __launch_bounds__(FusedStepPolicy<T>::threads)
-    fused_pass_kernel(FusedArgs<T> a) {
+    fallback_pass_kernel(fused::PassArgs<T> a) {
   extern __shared__ unsigned char smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);  // [m][L + 1]: padded against bank conflicts
   const int n = a.n[kAxis];
@@ -205,24 +202,87 @@ __global__ void __launch_bounds__(FusedStepPolicy<T>::threads)
 }
 
 template <class T>
-std::size_t pass_smem_bytes(int n) {
+std::size_t fallback_smem_bytes(int n) {
   return (static_cast<std::size_t>(n) * (FusedStepPolicy<T>::lines + 1) + 3 * static_cast<std::size_t>(n)) *
          sizeof(T);
 }
 
 template <class T, int kAxis>
-void launch_pass(const FusedArgs<T>& a, cudaStream_t s) {
+void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
   constexpr int L = FusedStepPolicy<T>::lines;
   const int n = a.n[kAxis];
   const int line_n = kAxis == 0 ? a.n[1] : a.n[0];
   const int other_n = kAxis == 2 ? a.n[1] : a.n[2];
-  const std::size_t bytes = pass_smem_bytes<T>(n);
-  auto kernel = fused_pass_kernel<T, L, kAxis>;
+  const std::size_t bytes = fallback_smem_bytes<T>(n);
+  auto kernel = fallback_pass_kernel<T, L, kAxis>;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bytes)));
   const dim3 grid((line_n + L - 1) / L, other_n - 2);
   kernel<<<grid, FusedStepPolicy<T>::threads, bytes, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------------------------------
+// The chunked kernels: lines per block and plane slots of the x pass, lines per tile of
+// the y and z passes (128-byte rows), u by cp.async in the z pass, and the rows per lane
+// chunk instantiated (odd; a line of R interior nodes takes the smallest C with 32 C >= R).
+// Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
+constexpr int kXLines = 8;
+constexpr int kXSlots = 4;
+template <class T>
+constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
+template <class T>
+constexpr bool kZAsyncU = sizeof(T) == 8;
+constexpr int kCaps[] = {3, 5, 9, 17, 33};
+
+template <class T>
+using PassKernel = void (*)(fused::PassArgs<T>);
+
+template <class T, int C>
+PassKernel<T> chunked_kernel(int axis, bool source) {
+  if (axis == 0)
+    return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
+                  : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
+  if (axis == 1) return fused::yz_pass_kernel<T, kYZLines<T>, C, 1, false>;
+  return fused::yz_pass_kernel<T, kYZLines<T>, C, 2, kZAsyncU<T>>;
+}
+
+template <class T, int C>
+std::size_t chunked_smem_bytes(int axis, int n) {
+  if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
+  if (axis == 1) return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, false>(n);
+  return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, kZAsyncU<T>>(n);
+}
+
+// Dispatch on the chunk capacity: f(std::integral_constant<int, C>) for C = cap.
+template <class F>
+auto with_cap(int cap, F&& f) {
+  switch (cap) {
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 9: return f(std::integral_constant<int, 9>{});
+    case 17: return f(std::integral_constant<int, 17>{});
+    default: return f(std::integral_constant<int, 33>{});
+  }
+}
+
+// Rows per lane chunk for lines of n nodes, or 0 where the warp solve does not take them.
+int chunk_cap(int n) {
+  for (int cap : kCaps)
+    if (32 * cap >= n - 2) return cap;
+  return 0;
+}
+
+// Which kernel takes the lines of this axis (n nodes each): 1 chunked, 2 fallback, 0 none.
+template <class T>
+int pass_kind(int axis, int n, int optin) {
+  if (n < 3) return 1;  // nothing to solve
+  const int cap = chunk_cap(n);
+  if (cap != 0 && with_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, n); }) <=
+                      static_cast<std::size_t>(optin))
+    return 1;
+  if (fallback_smem_bytes<T>(n) <= static_cast<std::size_t>(optin)) return 2;
+  return 0;
 }
 
 }  // namespace
@@ -235,8 +295,50 @@ bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   for (int axis = 0; axis < 3; ++axis)
-    if (op.n[axis] < 1 || pass_smem_bytes<T>(op.n[axis]) > static_cast<std::size_t>(optin)) return false;
+    if (op.n[axis] < 1 || pass_kind<T>(axis, op.n[axis], optin) == 0) return false;
   return true;
+}
+
+template <class T>
+void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
+  Plan& p = plan_;
+  for (int a = 0; a < 3; ++a) p.n[a] = n[a];
+  p.device = device;
+  p.source = source;
+  int optin = 0, sms = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  for (int axis = 0; axis < 3; ++axis) {
+    const int na = n[axis];
+    const int other_n = axis == 2 ? n[1] : n[2];
+    p.kind[axis] = pass_kind<T>(axis, na, optin);
+    p.cap[axis] = chunk_cap(na);
+    p.grid[axis][1] = 1;
+    if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
+    const PassKernel<T> kernel =
+        with_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+    p.smem[axis] = with_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na); });
+    p.threads[axis] = axis == 0 ? 32 * kXLines : 256;
+    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(p.smem[axis])));
+    int per_sm = 0;
+    ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.threads[axis],
+                                                                   p.smem[axis]));
+    const int resident = std::max(1, per_sm) * sms;
+    if (axis == 0) {
+      // One wave: split the planes among blocks of the same j tile as far as the resident
+      // blocks allow (a block loads two planes beyond its range).
+      const int tiles = (n[1] - 2 + kXLines - 1) / kXLines;
+      const int planes = n[2] - 2;
+      const int split = std::max(1, std::min(planes, resident / tiles));
+      p.kseg = (planes + split - 1) / split;
+      p.grid[0][0] = tiles;
+      p.grid[0][1] = (planes + p.kseg - 1) / p.kseg;
+    } else {
+      const int tiles = (n[0] + kYZLines<T> - 1) / kYZLines<T> * (other_n - 2);
+      p.grid[axis][0] = std::min(tiles, resident);
+    }
+  }
 }
 
 template <class T>
@@ -250,16 +352,20 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
 
   // Shared factors of (I - tau A_axis) over the interior rows, by the same point rules
   // (axis_row, implicit_row) as every other line solver; row 0 is an identity row, so
-  // the elimination starts from cp = 0.
+  // the elimination starts from cp = 0. Per axis: inv, a*inv, cp (n each, the fallback
+  // kernel's), then the warp solve's alpha, Gf, Gb (32 cap each; fused_step_kernels.cuh).
   const std::size_t strides[3] = {1, static_cast<std::size_t>(op.n[0]),
                                   static_cast<std::size_t>(op.n[0]) * op.n[1]};
   std::size_t offset[3], total = 0;
+  int cap[3];
   for (int axis = 0; axis < 3; ++axis) {
+    cap[axis] = chunk_cap(op.n[axis]);
     offset[axis] = total;
-    total += 3 * static_cast<std::size_t>(op.n[axis]);
+    total += 3 * static_cast<std::size_t>(op.n[axis]) + 3 * 32 * static_cast<std::size_t>(cap[axis]);
   }
   std::vector<T> h(total, T(0));
-  FusedArgs<T> args{};
+  fused::PassArgs<T> args{};
+  T beta_scale[3];
   for (int axis = 0; axis < 3; ++axis) {
     const int n = op.n[axis];
     const std::size_t s = strides[axis];
@@ -276,6 +382,20 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     }
     args.n[axis] = n;
     args.w[axis] = axis_row(op, axis, 1, s, s).w.wm;
+    const T bs = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
+    beta_scale[axis] = bs;
+    // Warp solve: lane p owns rows [p C, p C + C); padding rows (r >= n-2) have alpha 0.
+    const int C = cap[axis];
+    T* alpha = cp + n;
+    T* gf = alpha + 32 * C;
+    T* gb = gf + 32 * C;
+    for (int r = 0; r < 32 * C; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
+    for (int p = 0; p < 32; ++p) {
+      double g = 1;  // products of the betas the kernel uses (s alpha, rounded to T)
+      for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+      g = 1;
+      for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+    }
   }
   cudaStream_t s = stream;
   if (h != host_factors_ || factors_.size() < total) {
@@ -290,18 +410,37 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     host_factors_ = std::move(h);
   }
+  const bool source = f != nullptr;
+  if (plan_.device != device || plan_.source != source || plan_.n[0] != op.n[0] ||
+      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2])
+    make_plan(op.n, device, source);
 
   args.dt = dt;
   args.u_in = u;
   args.f = f;
   args.d = d;
   args.u = u;
-  args.factors = factors_.data() + offset[0];
-  launch_pass<T, 0>(args, s);
-  args.factors = factors_.data() + offset[1];
-  launch_pass<T, 1>(args, s);
-  args.factors = factors_.data() + offset[2];
-  launch_pass<T, 2>(args, s);
+  args.kseg = plan_.kseg;
+  args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && reinterpret_cast<std::uintptr_t>(u) % 16 == 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    args.factors = factors_.data() + offset[axis];
+    args.chunk_factors = args.factors + 3 * op.n[axis];
+    args.s = beta_scale[axis];
+    if (plan_.kind[axis] == 2) {
+      if (axis == 0) launch_fallback_pass<T, 0>(args, s);
+      if (axis == 1) launch_fallback_pass<T, 1>(args, s);
+      if (axis == 2) launch_fallback_pass<T, 2>(args, s);
+      continue;
+    }
+    const PassKernel<T> kernel =
+        with_cap(plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+    // Set again: another instance (another grid) may have set this kernel's limit lower.
+    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(plan_.smem[axis])));
+    const dim3 grid(plan_.grid[axis][0], plan_.grid[axis][1]);
+    kernel<<<grid, plan_.threads[axis], plan_.smem[axis], s>>>(args);
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
   return true;
 }
 

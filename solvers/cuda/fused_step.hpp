@@ -5,23 +5,32 @@
 #include "solvers/array.hpp"
 #include "solvers/operator_view.hpp"
 
+#include <cstddef>
 #include <vector>
 
 struct CUstream_st;
 
 namespace adi3d::cuda {
 
-// Lines per shared-memory tile of the fused kernels: 32 floats or 16 doubles make one
-// 128-byte row segment for the y and z tiles. Untuned guess for sm_90. Measured (H100,
-// 512^3 float, ncu, 2026-11-23): x pass 1.29 ms, y 0.67 ms, z 0.86 ms, DRAM bytes at the
-// floor; the 74 KB tile allows 3 blocks per SM (36% warps active) and one warp per block
-// runs the serial sweep, so the passes are latency-bound, not bandwidth-bound.
+// Fallback tile kernel of a pass whose lines the warp-solve kernels do not take (more than
+// 1058 nodes, or x lines whose plane slots do not fit in shared memory): lines per
+// shared-memory tile (32 floats or 16 doubles: one 128-byte row segment for the y and z
+// tiles); one thread per line runs the serial Thomas sweep.
 template <class T>
 struct FusedStepPolicy {
   static constexpr int lines = sizeof(T) == 4 ? 32 : 16;
   static constexpr int threads = 256;
 };
 
+// Measured (H100 SXM, 512^3, adi3d_fused_tune and adi3d bench gpu, 2026-11-23; a device
+// copy of one array moves 2.96 TB/s, read plus write):
+//   float:  x 0.526 ms, y 0.433 ms, z 0.626 ms; step 1.61 ms (floor of 7 arrays 1.27 ms)
+//   double: x 1.022 ms, y 0.808 ms, z 1.253 ms; step 3.09 ms (floor 2.51 ms)
+// i.e. 69% (x), 84-89% (y, z) of copy bandwidth; before (thread-per-line Thomas tiles)
+// x 1.29, y 0.67, z 0.86 ms, step 2.85 ms float, 5.68 ms double. The x pass is the gap:
+// with 1-2 blocks per SM (its plane slots) it is limited by instruction issue and latency
+// (ncu: ~22% occupancy, IPC ~2.4), not by DRAM. y and z need 128-byte rows: 64-byte rows
+// ran at 54-59% of copy.
 template <class T>
 class FusedDouglasStep {
  public:
@@ -34,10 +43,25 @@ class FusedDouglasStep {
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
 
  private:
+  // Launch plan of the three passes for one grid shape, device and source/no source.
+  struct Plan {
+    int n[3] = {0, 0, 0};
+    int device = -1;
+    bool source = false;
+    int kind[3] = {0, 0, 0};   // 1: chunked warp kernels, 2: fallback tile kernel
+    int cap[3] = {0, 0, 0};    // rows per lane chunk of the warp solve (odd)
+    int threads[3] = {0, 0, 0};
+    int grid[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    std::size_t smem[3] = {0, 0, 0};
+    int kseg = 0;  // x pass: planes per block
+  };
+  void make_plan(const int n[3], int device, bool source);
+
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),
   // on the host and on the device; re-uploaded only when they change.
   std::vector<T> host_factors_;
   Array<T> factors_;
+  Plan plan_;
 };
 
 }  // namespace adi3d::cuda

@@ -1,0 +1,363 @@
+#pragma once
+// Kernels of the fused Douglas step (fused_step.cu; fused_step_tune.cu times variants).
+// Internal to the CUDA backend.
+//
+// Line solves: every line of a pass has the same tridiagonal matrix (constant alpha), so
+// the Thomas factors are shared. A warp solves one line: lane p owns the rows
+// [p C, p C + C) (C odd, so the 32 lanes' rows fall in 32 different shared-memory banks;
+// rows from R to 32 C are padding) and runs the forward recurrence
+// y_r = alpha_r d_r + beta_r y_{r-1} on its chunk from y = 0; a warp scan of the chunks'
+// affine maps (5 shuffle steps) gives each chunk its true start value, whose response
+// Gf_r (a host-made product of the betas) is added on the way back, where the backward
+// recurrence x_r = y_r + beta_r x_{r+1} runs from x = 0; a second scan and the response
+// Gb_r finish it. alpha_r = inv_r, beta_r = -a inv_r = s alpha_r (a = c on the interior
+// rows of constant alpha). The dependent chain is 2 C + 10 steps instead of 2 n, and a
+// padding row (alpha = 0, so beta = Gf = Gb = 0) solves to 0 from any finite data.
+//
+// Pass x (k-marching): a block owns L neighbouring x lines (j0..j0+L-1) and a range of
+// planes k. Planes of u with a one-line halo in j ((L+2) rows of nx values) stream through
+// a ring of NS shared-memory slots by cp.async, one plane ahead of the plane being solved,
+// so every u value comes from DRAM once and from L2 about (L+2)/L times; the rhs
+// dt (A u + f) is formed from the slots directly in the chunk layout of the solve. Warp w
+// forms, solves and stores line j0+w; slot rows are padded to 32 C + 2 values so that
+// padding rows read finite data without bounds checks.
+//
+// Passes y and z (persistent): a block walks tiles of L lines (consecutive i, L sizeof(T)
+// = 128 bytes per row) by R = n-2 interior rows, rows padded to L+1 values (the banks of
+// the chunk-wise solve and of the row-wise copies are then all distinct).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace adi3d::cuda::fused {
+
+// ---------------------------------------------------------------------------------------
+// cp.async (sm_80+): global -> shared without registers; src_bytes = 0 zero-fills.
+template <int kBytes>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const int src = valid ? kBytes : 0;
+  if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(kBytes),
+                 "r"(src)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+}
+
+// ---------------------------------------------------------------------------------------
+// Warp line solve (see the file comment). v[q] holds row p C + q of the line (p: lane);
+// on return it holds the solution. fac: shared memory, alpha[32 C], Gf[32 C], Gb[32 C] with
+// Gf_r = prod beta over [p C, r] and Gb_r = prod beta over [r, p C + C - 1]. Every lane of
+// the warp must call it, converged.
+template <class T, int C>
+__device__ __forceinline__ void warp_solve(T (&v)[C], const T* fac, T s) {
+  const int lane = threadIdx.x & 31;
+  const T* al = fac + lane * C;
+  const T* gf = al + 32 * C;
+  const T* gb = gf + 32 * C;
+  constexpr unsigned kAll = 0xffffffffu;
+  T y = T(0);
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const T a = al[q];
+    y = fma(s * a, y, a * v[q]);
+    v[q] = y;
+  }
+  // Inclusive scan of the chunks' maps y_in -> A y_in + y over the lanes.
+  T A = gf[C - 1];
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const T Ap = __shfl_up_sync(kAll, A, d);
+    const T Bp = __shfl_up_sync(kAll, y, d);
+    if (lane >= d) {
+      y = fma(A, Bp, y);
+      A *= Ap;
+    }
+  }
+  T carry = __shfl_up_sync(kAll, y, 1);  // y before this chunk
+  if (lane == 0) carry = T(0);
+  T x = T(0);
+#pragma unroll
+  for (int q = C - 1; q >= 0; --q) {
+    const T yq = fma(gf[q], carry, v[q]);
+    x = fma(s * al[q], x, yq);
+    v[q] = x;
+  }
+  A = gb[0];
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const T An = __shfl_down_sync(kAll, A, d);
+    const T Bn = __shfl_down_sync(kAll, x, d);
+    if (lane + d < 32) {
+      x = fma(A, Bn, x);
+      A *= An;
+    }
+  }
+  carry = __shfl_down_sync(kAll, x, 1);  // x after this chunk
+  if (lane == 31) carry = T(0);
+#pragma unroll
+  for (int q = 0; q < C; ++q) v[q] = fma(gb[q], carry, v[q]);
+}
+
+// The 3 x 32 C solve factors of this pass to shared memory.
+template <class T, int C>
+__device__ __forceinline__ void load_factors(const T* factors, T* fac) {
+  for (int e = threadIdx.x; e < 3 * 32 * C; e += blockDim.x) fac[e] = factors[e];
+}
+
+template <class T>
+struct PassArgs {
+  int n[3];
+  T w[3];                  // interior row weights per axis
+  T dt;
+  const T* u_in;           // u^n (x pass)
+  const T* f;              // source or null (x pass)
+  T* d;                    // stage array
+  T* u;                    // u, updated in place (z pass)
+  const T* factors;        // fallback kernel, this axis: inv[n], a*inv[n], cp[n]
+  const T* chunk_factors;  // warp solve, this axis: alpha, Gf, Gb (3 x 32 C)
+  T s;                     // this axis: -a = -c of the interior rows (tau w)
+  int kseg;                // x pass: planes per block
+  int vec16;               // x pass: rows of u are 16-byte aligned (16-byte copies)
+};
+
+// ---------------------------------------------------------------------------------------
+// Pass x. Block 32 L threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)). Dynamic shared
+// memory: x_pass_smem_bytes.
+template <class T, int C>
+__host__ __device__ constexpr int x_row_stride(int nx) {
+  constexpr int V = 16 / sizeof(T);
+  const int m = nx > 32 * C + 2 ? nx : 32 * C + 2;
+  return (m + V - 1) / V * V;
+}
+template <class T, int L, int NS, int C>
+std::size_t x_pass_smem_bytes(int nx) {
+  return (static_cast<std::size_t>(NS) * (L + 2) * x_row_stride<T, C>(nx) + 3 * 32 * C) * sizeof(T);
+}
+
+template <class T, int L, int NS, int C, bool kSource>
+__global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
+  static_assert(NS == 4, "three planes are read while the next one loads");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* slots = reinterpret_cast<T*>(smem_raw);
+  const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int stride = x_row_stride<T, C>(nx);
+  const int slot_elems = (L + 2) * stride;
+  T* fac = slots + NS * slot_elems;
+  const int j0 = 1 + blockIdx.x * L;
+  const int kb = 1 + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
+  if (kb >= ke) return;
+  const int tid = threadIdx.x;
+  constexpr int kThreads = 32 * L;
+  load_factors<T, C>(a.chunk_factors, fac);
+  // Zero every slot once: the padding of the rows (and rows past the grid) is never
+  // copied, and must read as finite.
+  for (int e = tid; e < NS * slot_elems; e += kThreads) slots[e] = T(0);
+  __syncthreads();
+
+  // Plane k of u, lines j0-1..j0+L (those inside the grid), into slot k % NS.
+  const int rows = min(L + 2, ny - (j0 - 1));
+  auto issue_plane = [&](int k) {
+    T* dst = slots + (k % NS) * slot_elems;
+    const T* src = a.u_in + nxy * k + static_cast<std::size_t>(j0 - 1) * nx;
+    if (a.vec16) {
+      constexpr int V = 16 / sizeof(T);
+      const int per_row = nx / V;
+      for (int r = 0; r < rows; ++r, src += nx, dst += stride)
+        for (int e = tid; e < per_row; e += kThreads) cp_async<16>(dst + e * V, src + e * V, true);
+    } else {
+      for (int r = 0; r < rows; ++r, src += nx, dst += stride)
+        for (int e = tid; e < nx; e += kThreads) cp_async<sizeof(T)>(dst + e, src + e, true);
+    }
+  };
+  issue_plane(kb - 1);
+  issue_plane(kb);
+  issue_plane(kb + 1);
+  cp_async_commit();
+
+  const int warp = tid / 32, lane = tid & 31;
+  const int j = j0 + warp;
+  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+  // This lane's first row in a slot: row warp+1 of the slab, node i = 1 + lane C.
+  const int lane_off = (warp + 1) * stride + 1 + lane * C;
+  const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
+  for (int k = kb; k < ke; ++k) {
+    cp_async_wait<0>();  // plane k+1 has landed (this thread's copies)
+    __syncthreads();     // everyone's copies; everyone is done with plane k-2
+    if (k + 2 <= ke) issue_plane(k + 2);
+    cp_async_commit();
+    const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
+    if (kSource && line && k + 1 < ke) {
+      for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T)))
+        prefetch_l2(a.f + row + nxy + i);
+    }
+    const T* sc = slots + (k & 3) * slot_elems + lane_off;
+    const T* sn = sc - stride;
+    const T* ss = sc + stride;
+    const T* sp = slots + ((k + 1) & 3) * slot_elems + lane_off;
+    // Row j of plane k-1: read by this warp alone from here on, then its staging row.
+    T* stage = slots + ((k + 3) & 3) * slot_elems + (warp + 1) * stride;
+    const T* sm = stage + 1 + lane * C;
+    T v[C];
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      const T uc = sc[q];
+      T sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
+      sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
+      sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
+      v[q] = sum;
+    }
+    __syncwarp();
+    if (kSource) {
+      if (line)
+        for (int i = 1 + lane; i < nx - 1; i += 32) stage[i] = a.f[row + i];
+      __syncwarp();
+#pragma unroll
+      for (int q = 0; q < C; ++q) v[q] += sm[q];
+    }
+#pragma unroll
+    for (int q = 0; q < C; ++q) v[q] *= a.dt;
+    warp_solve<T, C>(v, fac, a.s);
+    T* out = stage + 1 + lane * C;
+#pragma unroll
+    for (int q = 0; q < C; ++q) out[q] = v[q];
+    __syncwarp();
+    if (line)
+      for (int i = 1 + lane; i < nx - 1; i += 32) a.d[row + i] = stage[i];
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Passes y (kAxis 1) and z (kAxis 2). Block 256 threads, persistent over the tiles
+// (ceil(nx / L) per line of tiles, times n_other - 2), one tile at a time (the other
+// blocks on the SM overlap). kAsyncU (z): u of the tile comes by cp.async with it, else
+// by loads in the update loop. Dynamic shared memory: yz_pass_smem_bytes.
+//
+// A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
+// (up to 32 C) run past it into what follows (the u tile, the factors: finite and not
+// written during the solve), and the rows R..R_alloc-1 are zeroed once.
+template <class T, int L, int C>
+__host__ __device__ constexpr int yz_alloc_rows(int R) {
+  const int m = 32 * C - (3 * 32 * C) / (L + 1);
+  return R > m ? R : m;
+}
+template <class T, int L, int C, bool kAsyncU>
+std::size_t yz_pass_smem_bytes(int n) {
+  const std::size_t tile = static_cast<std::size_t>(yz_alloc_rows<T, L, C>(n - 2)) * (L + 1);
+  return ((kAsyncU ? 2 : 1) * tile + 3 * 32 * C) * sizeof(T);
+}
+
+// Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float).
+template <class T, int C>
+constexpr int yz_min_blocks() {
+  return C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
+}
+
+template <class T, int L, int C, int kAxis, bool kAsyncU>
+__global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(PassArgs<T> a) {
+  constexpr int kThreads = 256;
+  constexpr int LPW = L / 8;        // lines per warp
+  constexpr int RS = kThreads / L;  // rows per sweep of the block
+  constexpr int P = L + 1;          // row pitch in shared memory
+  static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
+  static_assert(kAxis == 2 || !kAsyncU, "u only in the z pass");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  const int nx = a.n[0], ny = a.n[1];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int R = a.n[kAxis] - 2;
+  const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
+  T* utile = tile + tile_elems;
+  T* fac = utile + (kAsyncU ? tile_elems : 0);
+  const int tiles_i = (nx + L - 1) / L;
+  const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
+  const int tid = threadIdx.x;
+  load_factors<T, C>(a.chunk_factors, fac);
+  for (int e = R * P + tid; e < tile_elems; e += kThreads) {
+    tile[e] = T(0);
+    if (kAsyncU) utile[e] = T(0);
+  }
+
+  // Copies and stores: thread tid always takes column col = tid % L, rows row0 + s RS.
+  const int col = tid % L, row0 = tid / L;
+  const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
+  const std::size_t sweep = RS * row_stride;
+  // Offset of (row row0, column col) of tile t; ok: that column is an unknown line.
+  auto offset = [&](int t, bool& ok) -> std::size_t {
+    const int i = (t % tiles_i) * L + col;
+    const std::size_t o = 1 + t / tiles_i;
+    ok = i >= 1 && i <= nx - 2;
+    return i + (kAxis == 1 ? nxy * o : nx * o) + (1 + row0) * row_stride;
+  };
+  auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok) {
+    const T* src = base + p0;
+    dst += row0 * P + col;
+    for (int r = row0; r < R; r += RS, src += sweep, dst += RS * P)
+      cp_async<sizeof(T)>(dst, ok ? src : base, ok);
+  };
+
+  const int warp = tid / 32, lane = tid & 31;
+  const int lim = R - lane * C;  // rows of this lane's chunk that are real: q < lim
+  for (int t = blockIdx.x; t < total; t += gridDim.x) {
+    __syncthreads();  // the last tile's stores are done
+    bool ok;
+    const std::size_t p0 = offset(t, ok);
+    copy_rows(a.d, tile, p0, ok);
+    if (kAsyncU) copy_rows(a.u, utile, p0, ok);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll 1
+    for (int s = 0; s < LPW; ++s) {  // one line at a time: registers
+      T* c = tile + lane * C * P + warp * LPW + s;
+      T v[C];
+#pragma unroll
+      for (int q = 0; q < C; ++q) v[q] = c[q * P];
+      warp_solve<T, C>(v, fac, a.s);
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (q < lim) c[q * P] = v[q];
+    }
+    __syncthreads();
+    if (!ok) continue;
+    const T* x = tile + row0 * P + col;
+    if (kAxis == 1) {
+      T* dst = a.d + p0;
+      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
+    } else if (kAsyncU) {
+      // This thread copied exactly these elements of u: no barrier needed.
+      const T* uc = utile + row0 * P + col;
+      T* up = a.u + p0;
+      for (int r = row0; r < R; r += RS, up += sweep, x += RS * P, uc += RS * P) *up = *uc + *x;
+    } else {
+      // u += x, B loads of u in flight per thread.
+      constexpr int B = 8;
+      T* up = a.u + p0;
+      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
+        T uu[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) uu[q] = up[q * sweep];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
+      }
+    }
+  }
+  cp_async_wait<0>();
+}
+
+}  // namespace adi3d::cuda::fused

@@ -1,0 +1,223 @@
+// adi3d_fused_tune: times each pass of the fused Douglas step (fused_step_kernels.cuh)
+// in several shapes against a device copy, and the whole step through FusedDouglasStep.
+// A developer's tool for choosing the constants of fused_step.cu; not installed.
+//   adi3d_fused_tune [n ...]    (default 512; float and double)
+#include "solvers/cuda/cuda_backend.cuh"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fused_step.hpp"
+#include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/diffusion.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace adi3d;
+using namespace adi3d::cuda;
+
+namespace {
+
+double median_ms(const std::function<void()>& op, int reps = 15) {
+  cudaEvent_t a, b;
+  ADI3D_CUDA_CHECK(cudaEventCreate(&a));
+  ADI3D_CUDA_CHECK(cudaEventCreate(&b));
+  op();
+  op();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    ADI3D_CUDA_CHECK(cudaEventRecord(a));
+    op();
+    ADI3D_CUDA_CHECK(cudaEventRecord(b));
+    ADI3D_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  ADI3D_CUDA_CHECK(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int resident(const void* kernel, int threads, std::size_t smem) {
+  int sms = 0, per = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, smem));
+  return per * sms;
+}
+
+template <class T>
+double max_diff(const T* a, const T* b, std::size_t n) {
+  std::vector<T> ha(n), hb(n);
+  ADI3D_CUDA_CHECK(cudaMemcpy(ha.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
+  ADI3D_CUDA_CHECK(cudaMemcpy(hb.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
+  double m = 0, s = 0;
+  for (std::size_t e = 0; e < n; ++e) {
+    m = std::max(m, std::fabs(double(ha[e]) - double(hb[e])));
+    s = std::max(s, std::fabs(double(ha[e])));
+  }
+  return m / std::max(s, 1e-300);
+}
+
+template <class T, int L, int NS>
+void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool profile = false) {
+  constexpr int C = 17;
+  auto kernel = fused::x_pass_kernel<T, L, NS, C, false>;
+  const std::size_t smem = fused::x_pass_smem_bytes<T, L, NS, C>(a.n[0]);
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  if (smem > static_cast<std::size_t>(optin)) return;
+  const int res = resident(reinterpret_cast<const void*>(kernel), 32 * L, smem);
+  const int tiles = (a.n[1] - 2 + L - 1) / L, planes = a.n[2] - 2;
+  const int split = std::max(1, std::min(planes, res / tiles));
+  a.kseg = (planes + split - 1) / split;
+  const dim3 grid(tiles, (planes + a.kseg - 1) / a.kseg);
+  if (profile) {
+    kernel<<<grid, 32 * L, smem>>>(a);
+    ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
+    return;
+  }
+  const double ms = median_ms([&] { kernel<<<grid, 32 * L, smem>>>(a); });
+  const std::size_t pts = std::size_t(a.n[0]) * a.n[1] * a.n[2];
+  std::printf("  x %-14s %7.3f ms  %5.1f%% of 1 copy  smem %6zu  resident %4d grid %dx%d  diff %.1e\n", name, ms,
+              100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts) : 0.0);
+}
+
+template <class T, int L, int kAxis, bool kAsyncU>
+void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
+  constexpr int C = 17;
+  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, kAsyncU>;
+  const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, kAsyncU>(a.n[kAxis]);
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  if (smem > static_cast<std::size_t>(optin)) return;
+  const int res = resident(reinterpret_cast<const void*>(kernel), 256, smem);
+  const int tiles = (a.n[0] + L - 1) / L * ((kAxis == 1 ? a.n[2] : a.n[1]) - 2);
+  const int grid = std::min(tiles, res);
+  if (profile) {
+    kernel<<<grid, 256, smem>>>(a);
+    ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
+    return;
+  }
+  const double ms = median_ms([&] { kernel<<<grid, 256, smem>>>(a); });
+  std::printf("  %c %3dB rows%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
+              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), kAsyncU ? " async-u" : "", ms,
+              100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
+}
+
+template <class T>
+void run(int n, bool profile) {
+  const std::size_t pts = std::size_t(n) * n * n;
+  std::printf("%s %d^3\n", sizeof(T) == 4 ? "float" : "double", n);
+  std::vector<T> h(pts);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> dist(0.5, 1.5);
+  for (T& v : h) v = static_cast<T>(dist(rng));
+  T *u, *d, *d2, *cp;
+  ADI3D_CUDA_CHECK(cudaMalloc(&u, pts * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMalloc(&d, pts * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMalloc(&d2, pts * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMalloc(&cp, pts * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMemcpy(u, h.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  ADI3D_CUDA_CHECK(cudaMemcpy(d, h.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  const double copy_ms = median_ms([&] { ADI3D_CUDA_CHECK(cudaMemcpyAsync(cp, u, pts * sizeof(T), cudaMemcpyDeviceToDevice)); });
+  std::printf("  copy %.3f ms (%.0f GB/s)\n", copy_ms, 2 * pts * sizeof(T) / copy_ms / 1e6);
+
+  // Factors as fused_step.cu makes them: h = 1/(n-1), alpha 1, tau = h/2; C = 17.
+  const double hh = 1.0 / (n - 1);
+  const T w = static_cast<T>(1.0 / (hh * hh)), tau = static_cast<T>(0.5 * hh);
+  constexpr int C = 17;
+  std::vector<T> f(3 * n + 3 * 32 * C, T(0));
+  T cprev = 0;
+  const T ra = -tau * w, rb = T(1) - ra - ra;
+  for (int m = 1; m < n - 1; ++m) {
+    f[m] = T(1) / (rb - ra * cprev);
+    f[n + m] = ra * f[m];
+    f[2 * n + m] = ra * f[m];
+    cprev = f[2 * n + m];
+  }
+  T* al = f.data() + 3 * n;
+  T* gf = al + 32 * C;
+  T* gb = gf + 32 * C;
+  for (int r = 0; r < 32 * C; ++r) al[r] = r < n - 2 ? f[r + 1] : T(0);
+  for (int p = 0; p < 32; ++p) {
+    double g = 1;
+    for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= double(-ra * al[p * C + q]));
+    g = 1;
+    for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= double(-ra * al[p * C + q]));
+  }
+  T* fac;
+  ADI3D_CUDA_CHECK(cudaMalloc(&fac, f.size() * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMemcpy(fac, f.data(), f.size() * sizeof(T), cudaMemcpyHostToDevice));
+  fused::PassArgs<T> a{};
+  for (int ax = 0; ax < 3; ++ax) {
+    a.n[ax] = n;
+    a.w[ax] = w;
+  }
+  a.dt = 2 * tau;
+  a.u_in = u;
+  a.d = d;
+  a.u = u;
+  a.factors = fac;
+  a.chunk_factors = fac + 3 * n;
+  a.s = -ra;
+  a.vec16 = (n * sizeof(T)) % 16 == 0;
+
+  constexpr int L64 = 64 / sizeof(T);
+  if (profile) {
+    time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr, true);
+    time_yz<T, 2 * L64, 1, false>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 2, false>(a, copy_ms, true);
+    return;
+  }
+  time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
+  ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
+  time_x<T, 4, 4>(a, copy_ms, "L4 NS4", d2);
+  time_x<T, 16, 4>(a, copy_ms, "L16 NS4", d2);
+  a.vec16 = 0;
+  time_x<T, 8, 4>(a, copy_ms, "L8 NS4 4B", d2);
+  a.vec16 = (n * sizeof(T)) % 16 == 0;
+  time_yz<T, L64, 1, false>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 1, false>(a, copy_ms, false);
+  time_yz<T, L64, 2, false>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, false>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, true>(a, copy_ms, false);
+
+  // The whole step through the class (its own constants), constant alpha, no source.
+  Diffusion<T> dif;
+  for (int ax = 0; ax < 3; ++ax) {
+    dif.grid.n[ax] = n;
+    dif.grid.h[ax] = hh;
+  }
+  const OperatorView<T> op = make_operator_view(dif, nullptr);
+  FusedDouglasStep<T> step;
+  const double ms = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); });
+  std::printf("  step %.3f ms = %.2f copies (floor 3.5)\n", ms, ms / copy_ms);
+  for (T* p : {u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // adi3d_fused_tune [--profile] [n ...]: --profile runs each default pass once (float),
+  // for ncu.
+  std::vector<int> sizes;
+  bool profile = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--profile")
+      profile = true;
+    else
+      sizes.push_back(std::atoi(argv[i]));
+  }
+  if (sizes.empty()) sizes.push_back(512);
+  for (int n : sizes) {
+    run<float>(n, profile);
+    if (!profile) run<double>(n, profile);
+  }
+  return 0;
+}
