@@ -35,10 +35,10 @@ enum class LineScratch {
 };
 
 struct CudaPolicy {
-  // zpencil: 0.142 ms float / 0.180 ms double at 256^3 (H100, constant alpha, host-timed
-  // mean of 20), against shuffle 0.163 / 0.188, zpencil_smem 0.226 / 0.259, naive
-  // 0.214 / 0.280. zpencil and shuffle swap places between runs; both beat the others.
-  StencilVariant stencil = StencilVariant::zpencil;
+  // shuffle: 0.532 ms float / 0.855 ms double at 512^3 (H100, constant alpha, median of
+  // 20; 68% / 84% of a device copy), against zpencil_smem 0.617 / 1.018, zpencil
+  // 0.693 / 1.092, naive 1.686 / 2.228 (adi3d bench gpu, 2026-11-23).
+  StencilVariant stencil = StencilVariant::shuffle;
   XSolveVariant x_solve = XSolveVariant::pcr_thomas;
   LineScratch yz_scratch = LineScratch::automatic;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
