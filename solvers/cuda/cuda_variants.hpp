@@ -24,6 +24,10 @@ enum class XSolveVariant {
                   // shared memory (seed 000); periodic lines take pcr_thomas
   cusparse,       // cuSPARSE gtsv2StridedBatch on generated a/b/c arrays (baseline;
                   // periodic axes fall back to thread_thomas)
+  tridiag,        // the tridiag library (issue 6): its register partition kernel with the
+                  // rows generated in registers (2 arrays per point); periodic lines and
+                  // lines over 4096 rows solve cached a/b/c arrays (3 grid arrays, taken
+                  // only when free; else pcr_thomas) with the library's cyclic solver
 };
 
 // Where the per-thread Thomas solves along y and z keep their scratch (modified upper
@@ -60,7 +64,9 @@ template <class T>
 void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
 
 // Device bytes a field set needs: `fields` grid-sized arrays plus the backend's line-solve
-// scratch (2 grid-sized arrays), for elements of `element_bytes`.
+// scratch (2 grid-sized arrays), for elements of `element_bytes`. The tridiag x solve's
+// coefficient arrays are not counted: its generated-row path needs none, and its array
+// path (periodic x, nx > 4096) is taken only when the arrays fit in free memory.
 inline std::size_t estimate_bytes(const Grid3& grid, int fields, std::size_t element_bytes) {
   return (static_cast<std::size_t>(fields) + 2) * grid.size() * element_bytes;
 }
