@@ -43,7 +43,10 @@ struct CudaPolicy {
   // mean of 20), against shuffle 0.163 / 0.188, zpencil_smem 0.226 / 0.259, naive
   // 0.214 / 0.280. zpencil and shuffle swap places between runs; both beat the others.
   StencilVariant stencil = StencilVariant::zpencil;
-  XSolveVariant x_solve = XSolveVariant::pcr_thomas;
+  // tridiag (generated rows): 0.766 ms float / 1.402 ms double at 512^3, 0.091 / 0.166 at
+  // 256^3, against pcr_thomas 3.015 / 4.714 and 0.361 / 0.545 (H100, constant alpha,
+  // Dirichlet, `adi3d bench gpu`, median of 20).
+  XSolveVariant x_solve = XSolveVariant::tridiag;
   LineScratch yz_scratch = LineScratch::automatic;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
   // them) and stream only the right-hand sides. Same arithmetic as the general path.
