@@ -23,14 +23,14 @@ namespace {
 namespace td = tridiag::detail;
 using td::Access;
 
-constexpr int K = LineSolvePolicy::tridiag_rows_per_thread;
-
 // Row u of line g in registers: the point rules' row of (I - tau A_x), with the coupling
 // out of the line's ends dropped and identity rows (d = 0) past its end or on idle threads,
-// exactly as td::load_rows prepares rows read from arrays.
-template <class T>
-__device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, long g, long u, long L, bool live,
-                                              T& a, T& b, T& c, T& d) {
+// exactly as td::load_rows prepares rows read from arrays. With constant alpha every
+// interior row is the same row (`interior`, formed once per thread by the same rule): this
+// saves the harmonic means' two divisions per row.
+template <class T, bool kConstAlpha>
+__device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, const TriRow<T>& interior, long g,
+                                              long u, long L, bool live, T& a, T& b, T& c, T& d) {
   if (!live || u >= L) {
     a = T(0);
     b = T(1);
@@ -39,7 +39,9 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
     return;
   }
   const TriRow<T> row =
-      implicit_row(axis_row(op, 0, static_cast<int>(u), static_cast<std::size_t>(g * L + u), 1), tau);
+      (kConstAlpha && u > 0 && u < L - 1)
+          ? interior
+          : implicit_row(axis_row(op, 0, static_cast<int>(u), static_cast<std::size_t>(g * L + u), 1), tau);
   a = u == 0 ? T(0) : row.a;
   b = row.b;
   c = u == L - 1 ? T(0) : row.c;
@@ -49,7 +51,7 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
 // (tps * K >= L; a power of two up to 32, else a multiple of 32). Warp access needs every
 // warp inside one line (tps >= 32) or L == tps * K (the block's lines contiguous).
 // Shared memory: 6 values per thread, plus td::warp_buf_words<K>() per warp for warp access.
-template <class T, Access ACC, bool kConstAlpha>
+template <class T, int K, Access ACC, bool kConstAlpha>
 __global__ void __launch_bounds__(td::reg_max_threads<T, K>())
     generated_rows_kernel(OperatorView<T> op, T tau, T* d, long count, int tps, int spb, bool vec) {
   extern __shared__ __align__(16) unsigned char x_reg_smem[];
@@ -92,8 +94,12 @@ __global__ void __launch_bounds__(td::reg_max_threads<T, K>())
     const int valid = rem <= 0 ? 0 : (rem >= K ? K : static_cast<int>(rem));
     td::load_chunk<T, K>(d, off, valid, vec, T(0), ch.d);
   }
+  // Row 1 is interior whenever interior rows exist (L >= 3); with constant alpha nothing is read.
+  const TriRow<T> interior =
+      kConstAlpha ? implicit_row(axis_row(op, 0, 1, static_cast<std::size_t>(g * L + 1), 1), tau) : TriRow<T>{};
 #pragma unroll
-  for (int i = 0; i < K; ++i) generated_row(op, tau, g, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+  for (int i = 0; i < K; ++i)
+    generated_row<T, kConstAlpha>(op, tau, interior, g, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
   // From here on the library's base kernel, step for step.
   td::chunk_forward<T, K>(ch);
   T D0, L0, R0;
@@ -119,10 +125,10 @@ long pow2_ceil(long x) {
   return p;
 }
 
-template <class T, Access ACC>
+template <class T, int K, Access ACC>
 void launch_generated(const OperatorView<T>& op, T tau, T* d, long count, int tps, int spb, bool vec,
                       unsigned blocks, unsigned threads, std::size_t smem, cudaStream_t s) {
-  auto kernel = op.alpha_field ? generated_rows_kernel<T, ACC, false> : generated_rows_kernel<T, ACC, true>;
+  auto kernel = op.alpha_field ? generated_rows_kernel<T, K, ACC, false> : generated_rows_kernel<T, K, ACC, true>;
   // Above the default 48 KiB (long lines, double) the kernel must opt in; the attribute is
   // per kernel and device, and setting it again is cheap next to a grid-sized solve.
   if (smem > 48 * 1024)
@@ -145,16 +151,13 @@ __global__ void x_coefficients_kernel(OperatorView<T> op, T tau, T* a, T* b, T* 
   c[p] = row.c;
 }
 
-}  // namespace
-
-template <class T>
-bool launch_tridiag_generated_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s) {
-  if (op.lo[0] == BoundaryKind::periodic) return false;
+// Launch shape as the library's register base (tridiag_cuda.cu, base_reg); false when a
+// line needs more than the kernel's threads.
+template <class T, int K>
+bool launch_generated_k(const OperatorView<T>& op, T tau, T* d, cudaStream_t s) {
   const long L = op.n[0], count = static_cast<long>(op.n[1]) * op.n[2];
-  if (L <= 0 || count <= 0) return true;
   constexpr int maxt = td::reg_max_threads<T, K>();
   constexpr int W = td::kVecWidth<T>;
-  // Launch shape as the library's register base (tridiag_cuda.cu, base_reg).
   const long chunks = (L + K - 1) / K;
   const long tps = chunks <= 32 ? pow2_ceil(chunks) : (chunks + 31) / 32 * 32;
   if (tps > maxt) return false;
@@ -168,12 +171,21 @@ bool launch_tridiag_generated_x(const OperatorView<T>& op, T tau, T* d, cudaStre
       (6 * static_cast<std::size_t>(threads) + (warp ? threads / 32 * td::warp_buf_words<K>() : 0)) * sizeof(T);
   const unsigned b = static_cast<unsigned>(blocks), th = static_cast<unsigned>(threads);
   if (warp && vec)
-    launch_generated<T, Access::warp_vec>(op, tau, d, count, int(tps), int(spb), vec, b, th, smem, s);
+    launch_generated<T, K, Access::warp_vec>(op, tau, d, count, int(tps), int(spb), vec, b, th, smem, s);
   else if (warp)
-    launch_generated<T, Access::warp_scalar>(op, tau, d, count, int(tps), int(spb), vec, b, th, smem, s);
+    launch_generated<T, K, Access::warp_scalar>(op, tau, d, count, int(tps), int(spb), vec, b, th, smem, s);
   else
-    launch_generated<T, Access::thread>(op, tau, d, count, int(tps), int(spb), vec, b, th, smem, s);
+    launch_generated<T, K, Access::thread>(op, tau, d, count, int(tps), int(spb), vec, b, th, smem, s);
   return true;
+}
+
+}  // namespace
+
+template <class T>
+bool launch_tridiag_generated_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s) {
+  if (op.lo[0] == BoundaryKind::periodic) return false;
+  if (op.n[0] <= 0 || static_cast<long>(op.n[1]) * op.n[2] <= 0) return true;
+  return launch_generated_k<T, LineSolvePolicy::tridiag_rows_per_thread>(op, tau, d, s);
 }
 
 template <class T>
