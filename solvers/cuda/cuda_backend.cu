@@ -150,15 +150,57 @@ T* CudaBackend<T>::constant_factors(const OperatorView<T>& op, int axis, T tau, 
 }
 
 template <class T>
+T* CudaBackend<T>::x_coefficients(const OperatorView<T>& op, T tau) {
+  XCoefficients& x = x_coef_;
+  const bool constant = op.alpha_field == nullptr;
+  const bool same = x.valid && constant && x.n[0] == op.n[0] && x.n[1] == op.n[1] && x.n[2] == op.n[2] &&
+                    x.lo == op.lo[0] && x.hi == op.hi[0] && x.alpha == op.alpha[0] &&
+                    x.inv_h2 == op.inv_h2[0] && x.tau == tau;
+  if (same) return x.abc.data();
+  const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
+  if (x.abc.size() < 3 * points) {
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued solves may still read them
+    x.abc = Array<T>();
+    x.valid = false;
+    // The arrays plus the library's cyclic workspace, with 5% of the device left over.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ADI3D_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t need = (3 * points + tridiag_arrays_workspace(op)) * sizeof(T) + total_bytes / 20;
+    if (need > free_bytes) return nullptr;
+    x.abc = device_allocate<T>(3 * points);
+  }
+  T* a = x.abc.data();
+  launch_x_coefficients(op, tau, a, a + points, a + 2 * points, stream_);
+  x.valid = constant;
+  for (int i = 0; i < 3; ++i) x.n[i] = op.n[i];
+  x.lo = op.lo[0];
+  x.hi = op.hi[0];
+  x.alpha = op.alpha[0];
+  x.inv_h2 = op.inv_h2[0];
+  x.tau = tau;
+  return a;
+}
+
+template <class T>
 void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) {
   activate();
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (points == 0) return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::register_cr && launch_register_cr_x(op, tau, d, stream_))
     return;
-  // Periodic lines of the register-packed variant go through PCR-Thomas.
+  if (axis == 0 && policy_.x_solve == XSolveVariant::tridiag) {
+    if (launch_tridiag_generated_x(op, tau, d, stream_)) return;
+    if (const T* abc = x_coefficients(op, tau)) {
+      const std::size_t points_x = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
+      launch_tridiag_arrays_x(op, abc, abc + points_x, abc + 2 * points_x, d, stream_);
+      return;
+    }
+  }
+  // Periodic lines of the register-packed variant, and tridiag lines whose coefficient
+  // arrays do not fit, go through PCR-Thomas.
   if (axis == 0 &&
-      (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr) &&
+      (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr ||
+       policy_.x_solve == XSolveVariant::tridiag) &&
       launch_pcr_thomas_x(op, tau, d, stream_))
     return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::cusparse && launch_cusparse_x(op, tau, d, device_, stream_))
@@ -266,6 +308,7 @@ const char* to_string(XSolveVariant v) {
     case XSolveVariant::thread_thomas: return "thread_thomas";
     case XSolveVariant::cusparse: return "cusparse_gtsv2StridedBatch";
     case XSolveVariant::register_cr: return "register_cr";
+    case XSolveVariant::tridiag: return "tridiag";
   }
   return "?";
 }

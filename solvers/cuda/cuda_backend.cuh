@@ -38,6 +38,12 @@ struct LineSolvePolicy {
   static constexpr int pcr_max_threads = 256;
   static constexpr int pcr_thomas_rows = 8;        // PCR stops when subsystems are this short
   static constexpr int pcr_max_n = pcr_rows_per_thread * pcr_max_threads;  // 1024
+  // Generated-row register kernel of XSolveVariant::tridiag: the tridiag library's static
+  // guess for its register base (base_chunk 8, 128-thread blocks; tridiag_cuda.cu
+  // static_policy), not retuned for generated rows. 8 rows per thread take lines up to
+  // 4096 rows (512 threads) in float and double.
+  static constexpr int tridiag_rows_per_thread = 8;
+  static constexpr int tridiag_block_threads = 128;
 };
 
 template <class T>
@@ -67,6 +73,23 @@ bool launch_register_cr_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s
 // cuSPARSE gtsv2StridedBatch baseline; false on periodic axes (no cyclic form).
 template <class T>
 bool launch_cusparse_x(const OperatorView<T>& op, T tau, T* d, int device, cudaStream_t s);
+
+// x lines through the tridiag library (line_solve_x_tridiag.cu). Generated rows: the
+// library's register base kernel with rows from the point rules; false (nothing launched)
+// on periodic axes or lines longer than 4096 rows.
+template <class T>
+bool launch_tridiag_generated_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s);
+// Coefficient arrays: writes the rows of every x line into grid-sized a, b, c (a[0] and
+// c[n-1] of each line are the cyclic corners on a periodic axis), and solves the batch with
+// them by tridiag::solve_cuda, whose stream-ordered workspace holds
+// tridiag_arrays_workspace elements (periodic axes only).
+template <class T>
+void launch_x_coefficients(const OperatorView<T>& op, T tau, T* a, T* b, T* c, cudaStream_t s);
+template <class T>
+std::size_t tridiag_arrays_workspace(const OperatorView<T>& op);
+template <class T>
+void launch_tridiag_arrays_x(const OperatorView<T>& op, const T* a, const T* b, const T* c, T* d,
+                             cudaStream_t s);
 
 // Norms of x - y into result[0..2] = {sum of squares, max abs, sum}: one kernel, one
 // atomic per block; the last block reduces the per-block partials (deterministic).
@@ -148,6 +171,19 @@ class CudaBackend final : public Backend<T> {
   T* constant_factors(const OperatorView<T>& op, int axis, T tau, bool& ready);
 
   ConstantFactors factors_[3];
+  // Coefficient arrays of the tridiag x solve (a, b, c back to back), allocated on first use
+  // and kept while a constant-alpha operator and tau stay the same; rows from an alpha
+  // field are regenerated every call (a freed and reallocated field can reuse an address).
+  // Null when the device lacks the memory (the caller then takes PCR-Thomas).
+  struct XCoefficients {
+    bool valid = false;
+    int n[3] = {0, 0, 0};
+    BoundaryKind lo{}, hi{};
+    T alpha{}, inv_h2{}, tau{};
+    Array<T> abc;
+  };
+  T* x_coefficients(const OperatorView<T>& op, T tau);
+  XCoefficients x_coef_;
   Array<T> scratch_;          // line-solve scratch, grown on demand
   Array<double> norm_buf_;    // partials + result
   Array<unsigned> counter_;   // last-block-done counter for the norm reduction

@@ -24,6 +24,10 @@ enum class XSolveVariant {
                   // shared memory (seed 000); periodic lines take pcr_thomas
   cusparse,       // cuSPARSE gtsv2StridedBatch on generated a/b/c arrays (baseline;
                   // periodic axes fall back to thread_thomas)
+  tridiag,        // the tridiag library (issue 6): its register partition kernel with the
+                  // rows generated in registers (2 arrays per point); periodic lines and
+                  // lines over 4096 rows solve cached a/b/c arrays (3 grid arrays, taken
+                  // only when free; else pcr_thomas) with the library's cyclic solver
 };
 
 // Where the per-thread Thomas solves along y and z keep their scratch (modified upper
@@ -39,7 +43,10 @@ struct CudaPolicy {
   // 20; 68% / 84% of a device copy), against zpencil_smem 0.617 / 1.018, zpencil
   // 0.693 / 1.092, naive 1.686 / 2.228 (adi3d bench gpu, 2026-11-23).
   StencilVariant stencil = StencilVariant::shuffle;
-  XSolveVariant x_solve = XSolveVariant::pcr_thomas;
+  // tridiag (generated rows): 0.766 ms float / 1.402 ms double at 512^3, 0.091 / 0.166 at
+  // 256^3, against pcr_thomas 3.015 / 4.714 and 0.361 / 0.545 (H100, constant alpha,
+  // Dirichlet, `adi3d bench gpu`, median of 20).
+  XSolveVariant x_solve = XSolveVariant::tridiag;
   LineScratch yz_scratch = LineScratch::automatic;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
   // them) and stream only the right-hand sides. Same arithmetic as the general path.
@@ -60,7 +67,9 @@ template <class T>
 void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
 
 // Device bytes a field set needs: `fields` grid-sized arrays plus the backend's line-solve
-// scratch (2 grid-sized arrays), for elements of `element_bytes`.
+// scratch (2 grid-sized arrays), for elements of `element_bytes`. The tridiag x solve's
+// coefficient arrays are not counted: its generated-row path needs none, and its array
+// path (periodic x, nx > 4096) is taken only when the arrays fit in free memory.
 inline std::size_t estimate_bytes(const Grid3& grid, int fields, std::size_t element_bytes) {
   return (static_cast<std::size_t>(fields) + 2) * grid.size() * element_bytes;
 }

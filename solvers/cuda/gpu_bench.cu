@@ -61,7 +61,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   backend.set_policy(CudaPolicy{});
 
   // Solves run in place on r; values stay bounded because (I - tau A)^{-1} is a contraction.
-  for (XSolveVariant v : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas}) {
+  for (XSolveVariant v : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas, XSolveVariant::tridiag}) {
     CudaPolicy p{};
     p.x_solve = v;
     p.constant_coefficients = false;

@@ -18,7 +18,7 @@ TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
   EXPECT_TRUE(cuda_compiled());
   const CudaPolicy p = cuda_policy(*this->gpu_);
   EXPECT_EQ(p.stencil, StencilVariant::shuffle);
-  EXPECT_EQ(p.x_solve, XSolveVariant::pcr_thomas);
+  EXPECT_EQ(p.x_solve, XSolveVariant::tridiag);
 }
 
 TYPED_TEST(CudaBasic, MissingDeviceThrowsBackendUnavailable) {

@@ -1,5 +1,6 @@
-// solve_lines on the CUDA backend against the CPU backend: x lines by hybrid PCR-Thomas
-// and by one thread per line (and the fallback for lines too long for PCR), y and z lines
+// solve_lines on the CUDA backend against the CPU backend: x lines by hybrid PCR-Thomas,
+// one thread per line, register packing, cuSPARSE and the tridiag library (and the
+// fallback for lines too long for PCR), y and z lines
 // with shared and global scratch; every boundary combination, cyclic systems on periodic
 // axes, variable alpha, odd and tiny sizes.
 #include "gpu_test_support.hpp"
@@ -78,6 +79,36 @@ TYPED_TEST(CudaLineSolve, XRegisterPackedMatchesCpu) {
 // The cuSPARSE baseline solves the same systems (periodic axes fall back to Thomas).
 TYPED_TEST(CudaLineSolve, XCusparseBaselineMatchesCpu) {
   this->check(0, with_x(XSolveVariant::cusparse), {{3, 3, 3}, {200, 5, 4}, {67, 35, 19}});
+}
+
+// The tridiag library: generated rows for non-periodic lines up to 4096 rows (8 rows per
+// thread: 2 to 512 threads per line, thread and warp access, lines that are not multiples
+// of 8 or of the warp), coefficient arrays and the library's cyclic solver for periodic
+// lines, and the library's splitting for lines over 4096 rows.
+TYPED_TEST(CudaLineSolve, XTridiagLibraryMatchesCpu) {
+  this->check(0, with_x(XSolveVariant::tridiag),
+              {{3, 3, 3}, {2, 3, 2}, {8, 5, 3}, {17, 2, 3}, {256, 3, 2}, {300, 5, 4}, {1024, 3, 2},
+               {4001, 2, 2}, {4100, 2, 2}});
+}
+
+// The cached coefficient arrays (periodic x) follow tau, the x boundary kinds and the grid.
+TYPED_TEST(CudaLineSolve, XTridiagCoefficientCacheFollowsTauAndBoundaries) {
+  using T = TypeParam;
+  set_cuda_policy(*this->gpu_, with_x(XSolveVariant::tridiag));
+  for (std::array<int, 3> n : {std::array<int, 3>{19, 21, 23}, std::array<int, 3>{31, 5, 7}})
+    for (BoundaryKind x : {BoundaryKind::periodic, BoundaryKind::neumann, BoundaryKind::periodic})
+      for (T scale : {T(1), T(1), T(0.25), T(3), T(3)}) {
+        const BoundarySpec bc = boundary_mix(x, BoundaryKind::dirichlet, BoundaryKind::neumann);
+        const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+        const auto rhs = random_field<T>(d.grid.size(), this->rng_);
+        Array<T> gd = this->to_gpu(rhs), cd = this->to_cpu(rhs);
+        const OperatorView<T> op = make_operator_view(d, nullptr);
+        const T tau = scale / op.inv_h2[0];
+        this->gpu_->solve_lines(op, 0, tau, gd.data());
+        this->cpu_->solve_lines(op, 0, tau, cd.data());
+        ASSERT_LE(relative_difference(this->from_cpu(cd), this->from_gpu(gd)), tolerance<T>())
+            << "scale " << scale << " " << describe(bc, n, false);
+      }
 }
 
 TYPED_TEST(CudaLineSolve, XLongLinesFallBackToThreadThomas) {
