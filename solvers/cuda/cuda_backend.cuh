@@ -44,6 +44,7 @@ struct LineSolvePolicy {
   // 4096 rows (512 threads) in float and double.
   static constexpr int tridiag_rows_per_thread = 8;
   static constexpr int tridiag_block_threads = 128;
+  static constexpr int tridiag_generated_max_rows = 8 * 512;  // checked in line_solve_x_tridiag.cu
 };
 
 template <class T>

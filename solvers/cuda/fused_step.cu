@@ -12,6 +12,7 @@
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/discretization.hpp"
 
 #include <cuda_runtime.h>
@@ -289,7 +290,7 @@ int pass_kind(int axis, int n, int optin) {
 
 template <class T>
 bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
-  if (op.alpha_field) return false;
+  if (op.alpha_field) return fused_variable_applies(op, device);
   for (int axis = 0; axis < 3; ++axis)
     if (op.lo[axis] != BoundaryKind::dirichlet || op.hi[axis] != BoundaryKind::dirichlet) return false;
   int optin = 0;
@@ -349,6 +350,10 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   if (!applies(op, device)) return false;
   // Every node lies on a Dirichlet face: du = 0.
   if (op.n[0] < 3 || op.n[1] < 3 || op.n[2] < 3) return true;
+  if (op.alpha_field) {
+    fused_variable_step(op, u, f, dt, tau, d, device, stream);
+    return true;
+  }
 
   // Shared factors of (I - tau A_axis) over the interior rows, by the same point rules
   // (axis_row, implicit_row) as every other line solver; row 0 is an identity row, so

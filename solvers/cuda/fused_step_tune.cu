@@ -1,11 +1,14 @@
 // adi3d_fused_tune: times each pass of the fused Douglas step (fused_step_kernels.cuh)
-// in several shapes against a device copy, and the whole step through FusedDouglasStep.
+// in several shapes against a device copy, and the whole step through FusedDouglasStep,
+// with constant alpha and with a random alpha field (fused_step_var_kernels.cuh).
 // A developer's tool for choosing the constants of fused_step.cu; not installed.
-//   adi3d_fused_tune [n ...]    (default 512; float and double)
+//   adi3d_fused_tune [--steps] [n ...]    (default 512; float and double; --steps: only
+//   the whole steps and the variable-alpha passes)
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/diffusion.hpp"
 
 #include <algorithm>
@@ -110,8 +113,26 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
               100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
 }
 
+// The variable-alpha y and z passes with fused_step_var.cu's shapes (C = 17: 512-node lines).
 template <class T>
-void run(int n, bool profile) {
+void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
+  constexpr int C = 17;
+  constexpr int L = 64 / sizeof(T);  // fused_step_var.cu: kYZLines
+  const int n = a.n[0];
+  auto yz = [&](auto kernel, int axis) {
+    const std::size_t smem = fused::yz_var_smem_bytes<T, L>(n);
+    const int res = resident(reinterpret_cast<const void*>(kernel), 256, smem);
+    const int grid = std::min((n + L - 1) / L * (n - 2), res);
+    const double ms = median_ms([&] { kernel<<<grid, 256, smem>>>(a); });
+    std::printf("  var %c %7.3f ms  %5.1f%% of %.1f copies  smem %6zu resident %4d\n", axis == 1 ? 'y' : 'z', ms,
+                100 * copy_ms * (axis == 1 ? 1.5 : 2.0) / ms, axis == 1 ? 1.5 : 2.0, smem, res);
+  };
+  yz(fused::yz_var_kernel<T, L, C, 1>, 1);
+  yz(fused::yz_var_kernel<T, L, C, 2>, 2);
+}
+
+template <class T>
+void run(int n, bool profile, bool steps_only) {
   const std::size_t pts = std::size_t(n) * n * n;
   std::printf("%s %d^3\n", sizeof(T) == 4 ? "float" : "double", n);
   std::vector<T> h(pts);
@@ -175,6 +196,7 @@ void run(int n, bool profile) {
     time_yz<T, 2 * L64, 2, false>(a, copy_ms, true);
     return;
   }
+  if (!steps_only) {
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
   ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
   time_x<T, 4, 4>(a, copy_ms, "L4 NS4", d2);
@@ -187,6 +209,7 @@ void run(int n, bool profile) {
   time_yz<T, L64, 2, false>(a, copy_ms, false);
   time_yz<T, 2 * L64, 2, false>(a, copy_ms, false);
   time_yz<T, 2 * L64, 2, true>(a, copy_ms, false);
+  }
 
   // The whole step through the class (its own constants), constant alpha, no source.
   Diffusion<T> dif;
@@ -198,6 +221,26 @@ void run(int n, bool profile) {
   FusedDouglasStep<T> step;
   const double ms = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); });
   std::printf("  step %.3f ms = %.2f copies (floor 3.5)\n", ms, ms / copy_ms);
+
+  // Variable alpha: a random field in [0.5, 1.5] (h), same step.
+  T* alpha;
+  ADI3D_CUDA_CHECK(cudaMalloc(&alpha, pts * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMemcpy(alpha, h.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  fused::VarPassArgs<T> va{};
+  for (int ax = 0; ax < 3; ++ax) {
+    va.n[ax] = n;
+    va.inv_h2[ax] = w;
+  }
+  va.tau = tau;
+  va.alpha = alpha;
+  va.d = d;
+  va.u = u;
+  time_var_passes(va, copy_ms);
+  const OperatorView<T> vop = make_operator_view(dif, alpha);
+  const double vms = median_ms([&] { step.run(vop, u, nullptr, 2 * tau, tau, d, nullptr); });
+  std::printf("  variable-alpha step %.3f ms = %.2f copies (floor 6.5); %.2fx the constant step\n", vms,
+              vms / copy_ms, vms / ms);
+  ADI3D_CUDA_CHECK(cudaFree(alpha));
   for (T* p : {u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
 }
 
@@ -207,17 +250,19 @@ int main(int argc, char** argv) {
   // adi3d_fused_tune [--profile] [n ...]: --profile runs each default pass once (float),
   // for ncu.
   std::vector<int> sizes;
-  bool profile = false;
+  bool profile = false, steps_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--profile")
       profile = true;
+    else if (std::string(argv[i]) == "--steps")
+      steps_only = true;
     else
       sizes.push_back(std::atoi(argv[i]));
   }
   if (sizes.empty()) sizes.push_back(512);
   for (int n : sizes) {
-    run<float>(n, profile);
-    if (!profile) run<double>(n, profile);
+    run<float>(n, profile, steps_only);
+    if (!profile) run<double>(n, profile, steps_only);
   }
   return 0;
 }

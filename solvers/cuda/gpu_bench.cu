@@ -106,6 +106,29 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    t += dt;
                  }),
                  (fused ? 7 : 11) * field_bytes});
+
+  // Variable alpha (random node field in [0.5, 1.5]): every pass reads alpha too. Unfused:
+  // rhs 3 arrays, three solves 3 each, update 3; fused: rhs and x solve apart, y and z
+  // fused with the update, 13 (fused_step_var.cu).
+  Array<T> alpha = backend.allocate(points);
+  backend.upload(host.data(), alpha.data(), points);
+  const OperatorView<T> vop = make_operator_view(d, alpha.data());
+  out.push_back({"douglas_step_var", "unfused (rhs, 3 solves, axpy)", median_ms(stream, repetitions, [&] {
+                   backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
+                   for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());
+                   backend.axpy(T(1), r.data(), u.data(), points);
+                 }),
+                 15 * field_bytes});
+  const bool fused_var = backend.fused_douglas_step(vop, u.data(), nullptr, dt, tau, r.data());
+  out.push_back({"douglas_step_var", fused_var ? "fused (rhs, x, y, z+update)" : "fused n/a: unfused",
+                 median_ms(stream, repetitions, [&] {
+                   if (!backend.fused_douglas_step(vop, u.data(), nullptr, dt, tau, r.data())) {
+                     backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
+                     for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());
+                     backend.axpy(T(1), r.data(), u.data(), points);
+                   }
+                 }),
+                 (fused_var ? 13 : 15) * field_bytes});
   return out;
 }
 

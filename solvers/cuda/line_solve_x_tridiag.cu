@@ -181,6 +181,14 @@ bool launch_generated_k(const OperatorView<T>& op, T tau, T* d, cudaStream_t s) 
 
 }  // namespace
 
+static_assert(LineSolvePolicy::tridiag_generated_max_rows ==
+                  LineSolvePolicy::tridiag_rows_per_thread *
+                      td::reg_max_threads<float, LineSolvePolicy::tridiag_rows_per_thread>() &&
+              LineSolvePolicy::tridiag_generated_max_rows ==
+                  LineSolvePolicy::tridiag_rows_per_thread *
+                      td::reg_max_threads<double, LineSolvePolicy::tridiag_rows_per_thread>(),
+              "the longest generated-row line: rows per thread x the kernel's threads");
+
 template <class T>
 bool launch_tridiag_generated_x(const OperatorView<T>& op, T tau, T* d, cudaStream_t s) {
   if (op.lo[0] == BoundaryKind::periodic) return false;

@@ -1,6 +1,7 @@
 // The fused Douglas step of the CUDA backend (rhs in the x solve, update in the z solve)
-// against the unfused CUDA operations and the CPU backend: constant alpha, fixed
-// Dirichlet faces, a source, several steps, odd sizes; and the cases it must decline.
+// against the unfused CUDA operations and the CPU backend: constant and variable alpha
+// (random, and layered with a 100x jump), fixed Dirichlet faces, a source, several steps,
+// odd sizes; and the cases it must decline.
 #include "gpu_test_support.hpp"
 #include "solvers/douglas_step.hpp"
 #include "solvers/face_layout.hpp"
@@ -65,7 +66,9 @@ class FusedStep : public CudaTest<T> {
   // The backend operation itself against the unfused CUDA operations, with a random
   // source and random data (boundary values included), several steps.
   void expect_matches_unfused(const Diffusion<T>& d, T dt, T tau) {
-    const OperatorView<T> op = make_operator_view(d, nullptr);
+    Array<T> alpha;
+    if (!d.alpha_field.empty()) alpha = this->to_gpu(d.alpha_field);
+    const OperatorView<T> op = make_operator_view(d, d.alpha_field.empty() ? nullptr : alpha.data());
     const std::size_t points = d.grid.size();
     const std::array<int, 3> n{d.grid.n[0], d.grid.n[1], d.grid.n[2]};
     const auto u0 = random_field<T>(points, this->rng_);
@@ -76,7 +79,7 @@ class FusedStep : public CudaTest<T> {
     Backend<T>& b = *this->gpu_;
     for (int step = 0; step < 3; ++step) {
       ASSERT_TRUE(b.fused_douglas_step(op, fused.data(), f.data(), dt, tau, scratch.data()))
-          << describe(d.bc, n, false);
+          << describe(d.bc, n, !d.alpha_field.empty());
       b.operator_rhs(op, plain.data(), f.data(), FaceData<T>{}, dt, r.data());
       for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
       b.axpy(T(1), r.data(), plain.data(), points);
@@ -87,19 +90,44 @@ class FusedStep : public CudaTest<T> {
     for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
     b.axpy(T(1), r.data(), plain.data(), points);
     EXPECT_LE(relative_difference(this->from_gpu(plain), this->from_gpu(fused)), 20 * tolerance<T>())
-        << describe(d.bc, n, false);
+        << describe(d.bc, n, !d.alpha_field.empty());
   }
 };
 TYPED_TEST_SUITE(FusedStep, Precisions);
+
+// Layers across the diagonal of the grid, alpha 0.03 and 3 (a jump of 100 in every
+// direction): the face means of unequal neighbours on every axis.
+template <class T>
+void make_layered(Diffusion<T>& d) {
+  const Grid3& g = d.grid;
+  d.alpha_field.assign(g.size(), T(0));
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i)
+        d.alpha_field[g.index(i, j, k)] = ((i + 2 * j + 3 * k) / 5) % 2 == 0 ? T(0.03) : T(3);
+}
+
+// Constant alpha, random alpha in [0.1, 3], layered alpha.
+enum class Alpha { constant, random, layered };
+template <class T>
+Diffusion<T> make_case(const std::array<int, 3>& n, Alpha kind, std::mt19937& rng) {
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  Diffusion<T> d = make_diffusion<T>(n, bc, kind == Alpha::random, rng);
+  if (kind == Alpha::layered) make_layered(d);
+  return d;
+}
+constexpr Alpha kAlphas[] = {Alpha::constant, Alpha::random, Alpha::layered};
 
 // The stepper takes the fused path on the GPU; the CPU runs the step operation by operation.
 TYPED_TEST(FusedStep, StepperMatchesCpu) {
   using T = TypeParam;
   const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
                                        BoundaryKind::dirichlet);
+  for (const Alpha kind : kAlphas)
   for (const auto& n : kSizes) {
     if (too_big_for_quick(n)) continue;
-    const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+    const Diffusion<T> d = make_case<T>(n, kind, this->rng_);
     const FixedDirichletForcing<T> forcing(d.grid);
     const auto u0 = random_field<T>(d.grid.size(), this->rng_);
     DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
@@ -113,7 +141,7 @@ TYPED_TEST(FusedStep, StepperMatchesCpu) {
       cs.step(cu.data(), step * dt, dt);
     }
     EXPECT_LE(relative_difference(this->from_cpu(cu), this->from_gpu(gu)), 20 * tolerance<T>())
-        << describe(bc, n, false);
+        << describe(bc, n, kind != Alpha::constant) << " alpha kind " << static_cast<int>(kind);
   }
 }
 
@@ -121,14 +149,19 @@ TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
   using T = TypeParam;
   const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
                                        BoundaryKind::dirichlet);
+  for (const Alpha kind : kAlphas)
   for (const auto& n : kSizes) {
     if (too_big_for_quick(n)) continue;
-    this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
+    SCOPED_TRACE(static_cast<int>(kind));
+    this->expect_matches_unfused(make_case<T>(n, kind, this->rng_), static_cast<T>(2e-3),
                                  static_cast<T>(1e-3));
   }
   for (const auto& n : kLongLines)
     this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
                                  static_cast<T>(1e-3));
+  // Variable alpha takes long x lines (the tridiag library's x solve), not long y or z lines.
+  this->expect_matches_unfused(make_case<T>(kLongLines[0], Alpha::layered, this->rng_), static_cast<T>(2e-3),
+                               static_cast<T>(1e-3));
 }
 
 // Strongly anisotropic diffusivities and a large tau: tau w from about 5e-3 (z: lines
@@ -143,24 +176,37 @@ TYPED_TEST(FusedStep, MatchesUnfusedStronglyCoupled) {
     Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
     d.alpha = {20.0, 1.0, 1e-4};
     this->expect_matches_unfused(d, T(0.05), T(0.1));
+    // Variable, layered: tau w from about 0.1 to 1e4 on every axis.
+    this->expect_matches_unfused(make_case<T>(n, Alpha::layered, this->rng_), T(0.05), T(0.1));
   }
 }
 
-// Variable alpha, Neumann and periodic faces are not the fused path's: it must decline and
-// leave u alone, and the CPU backend never fuses.
+// Neumann and periodic faces are not the fused path's, nor variable alpha on y or z lines
+// longer than the warp solve takes: it must decline and leave u alone, and the CPU backend
+// never fuses.
 TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
   using T = TypeParam;
   const std::array<int, 3> n{17, 9, 11};
   const auto u0 = random_field<T>(static_cast<std::size_t>(n[0]) * n[1] * n[2], this->rng_);
   Array<T> u = this->to_gpu(u0), scratch = this->to_gpu(u0);
   const T dt = T(1e-3), tau = T(5e-4);
-  {
-    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+  for (BoundaryKind k : {BoundaryKind::neumann, BoundaryKind::periodic}) {
+    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(k, BoundaryKind::dirichlet,
                                                              BoundaryKind::dirichlet),
                                              true, this->rng_);
     Array<T> alpha = this->to_gpu(d.alpha_field);
     EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, alpha.data()), u.data(), nullptr,
                                                 dt, tau, scratch.data()));
+  }
+  for (const auto& m : {kLongLines[1], kLongLines[2]}) {
+    const Diffusion<T> d = make_case<T>(m, Alpha::random, this->rng_);
+    Array<T> alpha = this->to_gpu(d.alpha_field);
+    const auto v0 = random_field<T>(d.grid.size(), this->rng_);
+    Array<T> v = this->to_gpu(v0);
+    Array<T> w = this->gpu_->allocate(d.grid.size());
+    EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, alpha.data()), v.data(), nullptr,
+                                                dt, tau, w.data()));
+    EXPECT_EQ(relative_difference(v0, this->from_gpu(v)), 0.0);
   }
   for (BoundaryKind k : {BoundaryKind::neumann, BoundaryKind::periodic}) {
     const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, k,

@@ -1,0 +1,21 @@
+#pragma once
+// The fused Douglas step for a node diffusivity field (fused_step_var.cu): the launches
+// behind FusedDouglasStep when op.alpha_field is set. Plain C++ (no CUDA headers).
+#include "solvers/operator_view.hpp"
+
+struct CUstream_st;
+
+namespace adi3d::cuda {
+
+// True when every face is Dirichlet and every pass's lines fit the warp solve (at most
+// 1058 nodes) and its shared memory on this device. op.alpha_field must be set.
+template <class T>
+bool fused_variable_applies(const OperatorView<T>& op, int device);
+
+// u += du of one Douglas step (FusedDouglasStep::run), for grids of at least 3 nodes per
+// axis where fused_variable_applies holds.
+template <class T>
+void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
+                         CUstream_st* stream);
+
+}  // namespace adi3d::cuda

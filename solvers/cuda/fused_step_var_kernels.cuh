@@ -1,0 +1,243 @@
+#pragma once
+// Kernels of the fused Douglas step for a node diffusivity field (fused_step_var.cu):
+// the y and z passes of fused_step_kernels.cuh, with the coefficients of every row made
+// on the fly from alpha (harmonic face means, discretization.hpp). Internal to the CUDA
+// backend.
+//
+// Line solve (warp_solve_var): the lines no longer share factors, so each warp runs a
+// partition solve of its line. Lane p owns the rows [p C, p C + C); its last row is a
+// separator S_p, the C-1 rows before it are "inner" rows bounded by S_{p-1} and S_p.
+//  1. Two sweeps over the inner rows from the chunk's two ends (interleaved, for ILP):
+//     the forward one gives the last inner row as x_L = yL + gL S_{p-1} + hL S_p and
+//     keeps 1/pivot of each row; the upward one gives x_F = zF + eF S_{p-1} + kF S_p.
+//  2. The separator rows, with x_L of this lane and x_F of the next substituted, form a
+//     tridiagonal system in S_0..S_31, one row per lane (the Schur complement of a
+//     diagonally dominant matrix: dominant, so no pivoting), solved by parallel cyclic
+//     reduction in 5 shuffle steps.
+//  3. The inner rows are solved with their end values known (forward with the kept
+//     pivots, then backward).
+// The dependent chain is 3 C + 5 steps. Rows past the line (padding) are identity rows
+// with zero data: they solve to 0 and couple to nothing.
+#include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/discretization.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace adi3d::cuda::fused {
+
+// v[q]: data of row p C + q (p: lane), the solution on return. face(q), q = 0..C: tau
+// times the weight of the face between rows q-1 and q of this lane's chunk (rows -1 and C
+// are the neighbouring chunks' or the line's Dirichlet nodes). lim: rows q < lim of this
+// lane are unknowns of the line. Every lane of the warp must call it, converged.
+template <class T, int C, class Face>
+__device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, int lim) {
+  static_assert(C >= 3, "a chunk needs inner rows and a separator");
+  constexpr int M = C - 1;  // inner rows
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  T w[C + 1];
+#pragma unroll
+  for (int q = 0; q <= C; ++q) w[q] = face(q);
+  // Row q: a x_{q-1} + b x_q + c x_{q+1} = v_q. The coupling to a Dirichlet node (x = 0)
+  // and every coefficient of a padding row are dropped: the selects also keep what the
+  // padding's faces hold (anything) out of the solve.
+  auto lo = [&](int q) { return q < lim && (lane | q) != 0 ? -w[q] : T(0); };
+  auto up = [&](int q) { return q + 1 < lim ? -w[q + 1] : T(0); };
+  auto dg = [&](int q) { return q < lim ? T(1) + w[q] + w[q + 1] : T(1); };
+#pragma unroll
+  for (int q = 0; q < C; ++q)
+    if (q >= lim) v[q] = T(0);
+
+  // 1. Forward over the inner rows: x_q = y_q + g_q S_{p-1} - cp_q x_{q+1};
+  //    upward: x_q = z_q + k_q S_p - e_q x_{q-1}.
+  T inv[M];
+  T y = T(0), g = T(1), cp = T(0);
+  T z = T(0), k = T(1), e = T(0);
+#pragma unroll
+  for (int s = 0; s < M; ++s) {
+    {
+      const int q = s;
+      const T a = lo(q);
+      const T r = T(1) / (dg(q) - a * cp);
+      inv[q] = r;
+      y = (v[q] - a * y) * r;
+      g = -a * g * r;
+      cp = up(q) * r;
+    }
+    {
+      const int q = M - 1 - s;
+      const T c = up(q);
+      const T r = T(1) / (dg(q) - c * e);
+      z = (v[q] - c * z) * r;
+      k = -c * k * r;
+      e = lo(q) * r;
+    }
+  }
+  // 2. Separator row of this lane with x_L (here) and x_F of the next lane substituted:
+  //    A S_{p-1} + B S_p + Cc S_{p+1} = D.
+  const T zn = __shfl_down_sync(kAll, z, 1);
+  const T en = __shfl_down_sync(kAll, -e, 1);
+  const T kn = __shfl_down_sync(kAll, k, 1);
+  const T as = lo(M), cs = up(M);  // cs = 0 on lane 31: its separator is the line's end or padding
+  T A = as * g;
+  T B = dg(M) - as * cp + cs * en;
+  T Cc = cs * kn;
+  T D = v[M] - as * y - cs * zn;
+  {
+    const T r = T(1) / B;
+    A *= r;
+    Cc *= r;
+    D *= r;
+  }
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    T Am = __shfl_up_sync(kAll, A, d), Cm = __shfl_up_sync(kAll, Cc, d), Dm = __shfl_up_sync(kAll, D, d);
+    T Ap = __shfl_down_sync(kAll, A, d), Cp = __shfl_down_sync(kAll, Cc, d), Dp = __shfl_down_sync(kAll, D, d);
+    if (lane < d) Am = Cm = Dm = T(0);        // rows before the line: none
+    if (lane + d >= 32) Ap = Cp = Dp = T(0);  // rows after it
+    const T r = T(1) / (T(1) - A * Cm - Cc * Ap);
+    D = (D - A * Dm - Cc * Dp) * r;
+    A = -A * Am * r;
+    Cc = -Cc * Cp * r;
+  }
+  const T S = D;
+  T Sm = __shfl_up_sync(kAll, S, 1);
+  if (lane == 0) Sm = T(0);
+  // 3. Inner rows with both ends known.
+  y = Sm;
+#pragma unroll
+  for (int q = 0; q < M; ++q) {
+    y = (v[q] - lo(q) * y) * inv[q];
+    v[q] = y;
+  }
+  T x = S;
+  v[M] = S;
+#pragma unroll
+  for (int q = M - 1; q >= 0; --q) {
+    x = v[q] - up(q) * inv[q] * x;
+    v[q] = x;
+  }
+}
+
+// tau times the weight of the face between two nodes of diffusivities a0, a1.
+template <class T>
+__device__ __forceinline__ T face_weight(T a0, T a1, T tau_inv_h2) {
+  return tau_inv_h2 * harmonic_mean(a0, a1);
+}
+
+template <class T>
+struct VarPassArgs {
+  int n[3];
+  T inv_h2[3];
+  T tau;
+  const T* alpha;  // node diffusivity
+  T* d;            // stage array: rhs solved along x on entry
+  T* u;            // u, updated in place (z pass)
+};
+
+// ---------------------------------------------------------------------------------------
+// Passes y (kAxis 1) and z (kAxis 2): yz_pass_kernel with an alpha tile after the data
+// tile (n rows: the line's Dirichlet nodes give the end faces). Block 256 threads,
+// persistent over the tiles of L lines. Data: R rows, alpha: n rows, of L+1 values. Rows
+// of a lane's chunk past the line are not read (padding is 0); alpha reads past row n-1
+// are clamped to it. Dynamic shared memory: yz_var_smem_bytes.
+template <class T, int L>
+std::size_t yz_var_smem_bytes(int n) {
+  return static_cast<std::size_t>(2 * n - 2) * (L + 1) * sizeof(T);
+}
+
+// Blocks per SM the register budget is cut for.
+template <class T, int C>
+constexpr int yz_var_min_blocks() {
+  return sizeof(T) == 4 && C <= 17 ? 2 : 1;
+}
+
+template <class T, int L, int C, int kAxis>
+__global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kernel(VarPassArgs<T> a) {
+  constexpr int kThreads = 256;
+  constexpr int LPW = L / 8;        // lines per warp
+  constexpr int RS = kThreads / L;  // rows per sweep of the block
+  constexpr int P = L + 1;          // row pitch in shared memory
+  static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int n = a.n[kAxis];
+  const int R = n - 2;
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  T* atile = tile + R * P;
+  const int nx = a.n[0], ny = a.n[1];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int tiles_i = (nx + L - 1) / L;
+  const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
+  const int tid = threadIdx.x;
+
+  const int col = tid % L, row0 = tid / L;
+  const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
+  const std::size_t sweep = RS * row_stride;
+  // Offset of (node row0, column col) of tile t (row 0: the line's first Dirichlet node).
+  auto offset = [&](int t, bool& ok) -> std::size_t {
+    const int i = (t % tiles_i) * L + col;
+    const std::size_t o = 1 + t / tiles_i;
+    ok = i >= 1 && i <= nx - 2;
+    return i + (kAxis == 1 ? nxy * o : nx * o) + row0 * row_stride;
+  };
+  auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows) {
+    const T* src = base + p0;
+    dst += row0 * P + col;
+    for (int r = row0; r < rows; r += RS, src += sweep, dst += RS * P)
+      cp_async<sizeof(T)>(dst, ok ? src : base, ok);
+  };
+
+  const int warp = tid / 32, lane = tid & 31;
+  const int lim = R - lane * C;
+  const T tw = a.tau * a.inv_h2[kAxis];
+  for (int t = blockIdx.x; t < total; t += gridDim.x) {
+    __syncthreads();  // the last tile's stores are done
+    bool ok;
+    const std::size_t p0 = offset(t, ok);  // node row0 of the line
+    copy_rows(a.d, tile, p0 + row_stride, ok, R);
+    copy_rows(a.alpha, atile, p0, ok, n);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll 1
+    for (int s = 0; s < LPW; ++s) {
+      T* c = tile + lane * C * P + warp * LPW + s;
+      const T* ca = atile + warp * LPW + s;
+      T v[C];
+#pragma unroll
+      for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
+      // Face q: nodes lane C + q and lane C + q + 1 of the line.
+      auto al = [&](int m) { return ca[min(m, n - 1) * P]; };
+      warp_solve_var<T, C>(v, [&](int q) { return face_weight(al(lane * C + q), al(lane * C + q + 1), tw); }, lim);
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (q < lim) c[q * P] = v[q];
+    }
+    __syncthreads();
+    if (!ok) continue;
+    const T* x = tile + row0 * P + col;
+    const std::size_t p1 = p0 + row_stride;  // node row0 + 1: data row row0
+    if (kAxis == 1) {
+      T* dst = a.d + p1;
+      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
+    } else {
+      // u += x, B loads of u in flight per thread.
+      constexpr int B = 8;
+      T* up = a.u + p1;
+      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
+        T uu[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) uu[q] = up[q * sweep];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
+      }
+    }
+  }
+  cp_async_wait<0>();
+}
+
+}  // namespace adi3d::cuda::fused
