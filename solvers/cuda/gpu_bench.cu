@@ -113,6 +113,16 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   Array<T> alpha = backend.allocate(points);
   backend.upload(host.data(), alpha.data(), points);
   const OperatorView<T> vop = make_operator_view(d, alpha.data());
+  // The default operations with it: 3 arrays each (alpha besides the data in and out).
+  out.push_back({"stencil_var", to_string(CudaPolicy{}.stencil), median_ms(stream, repetitions, [&] {
+                   backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
+                 }),
+                 3 * field_bytes});
+  for (int axis = 0; axis < 3; ++axis)
+    out.push_back({axis == 0 ? "solve_x_var" : axis == 1 ? "solve_y_var" : "solve_z_var",
+                   axis == 0 ? to_string(CudaPolicy{}.x_solve) : "thomas, generated rows",
+                   median_ms(stream, repetitions, [&] { backend.solve_lines(vop, axis, tau, r.data()); }),
+                   3 * field_bytes});
   out.push_back({"douglas_step_var", "unfused (rhs, 3 solves, axpy)", median_ms(stream, repetitions, [&] {
                    backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
                    for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());

@@ -4,10 +4,10 @@
 // 2 arrays per point (u in, r out) plus f and alpha when present; neighbours hit cache.
 // Weights, row kinds and neighbour positions come from discretization.hpp (axis_row); the
 // variants differ only in where the neighbour values are read from.
-// With constant alpha every node off the boundary has the same row in every direction, so
-// the pencil variants split the grid: a lean kernel for the interior block (constant
-// weights, no row kinds, few registers, full occupancy) and the general point rule for
-// the boundary shell, O(n^2) nodes.
+// Every node off the boundary has interior rows in every direction, so the pencil variants
+// split the grid: a lean kernel for the interior block (no row kinds, fixed neighbour
+// offsets; constant weights, or weights from an alpha field carried along z in registers
+// like u) and the general point rule for the boundary shell, O(n^2) nodes.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/discretization.hpp"
@@ -104,11 +104,11 @@ __device__ inline void shell_node(const int n[3], std::size_t e, int& i, int& j,
   j = 1 + static_cast<int>(rem / mx);
 }
 
-template <class T>
+template <class T, bool kConstAlpha>
 __global__ void __launch_bounds__(TX* TY)
     shell_kernel(OperatorView<T> op, const T* __restrict__ u, const T* __restrict__ f, FacePtrs<T> g,
                  T scale, T* __restrict__ r, std::size_t count) {
-  op.alpha_field = nullptr;  // the split runs for constant alpha only
+  if (kConstAlpha) op.alpha_field = nullptr;
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
        e += std::size_t(gridDim.x) * blockDim.x) {
     int i = 0, j = 0, k = 0;
@@ -127,52 +127,47 @@ enum class Pencil { registers, smem, shuffle };
 
 // A thread owns column (i, j) over planes [k0, k0 + KC): u at k-1, k, k+1 live in registers
 // and each plane costs one new load of u (seed 003, register tiling). The in-plane
-// neighbours come from global memory (L1), a shared tile, or warp shuffles.
-// kInterior: the grid covers the interior block [1, n-2]^3 of a constant-alpha operator,
-// every row interior with weights w; otherwise it covers every node with axis_row.
-template <class T, Pencil kMode, bool kInterior>
-__global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blocks)
+// neighbours come from global memory (L1), a shared tile, or warp shuffles. The grid covers
+// the interior block [1, n-2]^3, where every row is interior: weights w for constant
+// alpha; with kAlphaField, row_weights of op.alpha_field, alpha at k-1, k, k+1 carried in
+// registers like u and the x neighbours' alpha traded like u in the shuffle variant.
+template <class T, Pencil kMode, bool kAlphaField>
+__global__ void __launch_bounds__(TX* TY, 1)
     pencil_kernel(OperatorView<T> op, InteriorWeights<T> w, const T* __restrict__ u,
-                  const T* __restrict__ f, FacePtrs<T> g, T scale, T* __restrict__ r) {
+                  const T* __restrict__ f, T scale, T* __restrict__ r) {
   __shared__ T tile[kMode == Pencil::smem ? TY + 2 : 1][kMode == Pencil::smem ? TX + 2 : 1];
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
-  // The interior grid starts at node 1 in y and z; in x it keeps the blocks on 128-byte
-  // rows (an offset of one node would split every warp's load in two) and lets the
-  // threads of nodes 0 and nx-1 load u for their neighbours without writing r.
-  const int first = kInterior ? 1 : 0;
+  // The grid starts at node 1 in y and z; in x it keeps the blocks on 128-byte rows (an
+  // offset of one node would split every warp's load in two) and lets the threads of
+  // nodes 0 and nx-1 load u for their neighbours without writing r.
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int i = blockIdx.x * TX + tx, j = first + blockIdx.y * TY + ty;
-  const int k0 = first + blockIdx.z * KC, k1 = min(k0 + KC, nz - first);
-  const bool loads = i < nx && j < ny - first;
-  const bool valid = loads && (!kInterior || (i >= 1 && i <= nx - 2));  // writes r
+  const int i = blockIdx.x * TX + tx, j = 1 + blockIdx.y * TY + ty;
+  const int k0 = 1 + blockIdx.z * KC, k1 = min(k0 + KC, nz - 1);
+  const bool loads = i < nx && j < ny - 1;
+  const bool valid = loads && i >= 1 && i <= nx - 2;  // writes r
   const std::size_t sy = nx, sz = static_cast<std::size_t>(nx) * ny;
   std::size_t p = loads ? i + sy * j + sz * k0 : 0;
-  T prev = T(0), cur = T(0);
+  const T* __restrict__ alpha = op.alpha_field;
+  T prev = T(0), cur = T(0), aprev = T(0), acur = T(0);
   if (loads) {
-    prev = u[kInterior ? p - sz : axis_row(op, 2, k0, p, sz).lower];
+    prev = u[p - sz];
     cur = u[p];
+    if (kAlphaField) {
+      aprev = alpha[p - sz];
+      acur = alpha[p];
+    }
   }
-  // The last node of an in-plane axis loads its upper neighbour itself: outside the
-  // block's threads in y, wrapped to node 0 on a periodic x axis.
-  const bool last_i = !kInterior && i == nx - 1, last_j = j == ny - 1 - first;
+  // The last row of the tile loads its upper neighbour itself (outside the block).
+  const bool last_j = j == ny - 2;
   // Every thread of the block runs the same planes: the barriers and shuffles below are
   // reached by all of them, valid or not.
   for (int k = k0; k < k1; ++k, p += sz) {
-    // Neighbours and weights: fixed offsets and the interior weights in the interior
-    // block (no row arithmetic, few registers), axis_row's elsewhere.
-    std::size_t xm = p - 1, xp = p + 1, ym = p - sy, yp = p + sy, zp = p + sz;
+    const std::size_t xm = p - 1, xp = p + 1, ym = p - sy, yp = p + sy, zp = p + sz;
     RowWeights<T> wx = w.w[0], wy = w.w[1], wz = w.w[2];
-    bool dirichlet = false;
-    if (!kInterior && valid) {
-      const AxisRow<T> rx = axis_row(op, 0, i, p, 1), ry = axis_row(op, 1, j, p, sy),
-                       rz = axis_row(op, 2, k, p, sz);
-      xm = rx.lower, xp = rx.upper, ym = ry.lower, yp = ry.upper, zp = rz.upper;
-      wx = rx.w, wy = ry.w, wz = rz.w;
-      dirichlet = rx.kind == RowKind::dirichlet || ry.kind == RowKind::dirichlet ||
-                  rz.kind == RowKind::dirichlet;
-    }
     const T next = loads ? u[zp] : T(0);
+    const T anext = kAlphaField && loads ? alpha[zp] : T(0);
     T uxm = T(0), uxp = T(0), uym = T(0), uyp = T(0);
+    T axm = T(0), axp = T(0);  // alpha of the x neighbours (kAlphaField)
     if (kMode == Pencil::smem) {
       __syncthreads();  // the previous plane's tile has been read
       // Only loading threads write: an idle thread's slot may be the halo that the last
@@ -180,7 +175,7 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
       if (loads) tile[ty + 1][tx + 1] = cur;
       if (valid) {
         if (tx == 0) tile[ty + 1][0] = u[xm];
-        if (tx == TX - 1 || last_i) tile[ty + 1][tx + 2] = u[xp];
+        if (tx == TX - 1) tile[ty + 1][tx + 2] = u[xp];
         if (ty == 0) tile[0][tx + 1] = u[ym];
         if (ty == TY - 1 || last_j) tile[ty + 2][tx + 1] = u[yp];
       }
@@ -191,14 +186,20 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
       uyp = tile[ty + 2][tx + 1];
     } else if (kMode == Pencil::shuffle) {
       // Register cache (seed 001): a warp is one x row; lanes trade their cur values and
-      // only the warp's ends (and a periodic wrap) read global memory.
+      // only the warp's ends read global memory.
       uxm = __shfl_up_sync(0xffffffffu, cur, 1);
       uxp = __shfl_down_sync(0xffffffffu, cur, 1);
+      if (kAlphaField) {
+        axm = __shfl_up_sync(0xffffffffu, acur, 1);
+        axp = __shfl_down_sync(0xffffffffu, acur, 1);
+      }
       if (valid) {
         if (tx == 0) uxm = u[xm];
-        if (tx == TX - 1 || last_i) uxp = u[xp];
+        if (tx == TX - 1) uxp = u[xp];
         uym = u[ym];
         uyp = u[yp];
+        if (kAlphaField && tx == 0) axm = alpha[xm];
+        if (kAlphaField && tx == TX - 1) axp = alpha[xp];
       }
     } else if (valid) {
       uxm = u[xm];
@@ -207,43 +208,46 @@ __global__ void __launch_bounds__(TX* TY, kInterior ? 1 : StencilPolicy::min_blo
       uyp = u[yp];
     }
     if (valid) {
-      if (dirichlet) {
-        r[p] = T(0);
-      } else {
-        // The order of apply_operator, so the CPU and GPU sums round alike.
-        T sum = T(0);
-        sum += wx.wm * (uxm - cur) + wx.wp * (uxp - cur);
-        sum += wy.wm * (uym - cur) + wy.wp * (uyp - cur);
-        sum += wz.wm * (prev - cur) + wz.wp * (next - cur);
-        if (kInterior)
-          r[p] = scale * (f ? sum + f[p] : sum);  // finish_rhs of an interior node
-        else
-          r[p] = finish_rhs(op, sum, f, g, i, j, k, p, scale);
+      if (kAlphaField) {
+        if (kMode != Pencil::shuffle) {
+          axm = alpha[xm];
+          axp = alpha[xp];
+        }
+        wx = row_weights(RowKind::interior, axm, acur, axp, op.inv_h2[0]);
+        wy = row_weights(RowKind::interior, alpha[ym], acur, alpha[yp], op.inv_h2[1]);
+        wz = row_weights(RowKind::interior, aprev, acur, anext, op.inv_h2[2]);
       }
+      // The order of apply_operator, so the CPU and GPU sums round alike.
+      T sum = T(0);
+      sum += wx.wm * (uxm - cur) + wx.wp * (uxp - cur);
+      sum += wy.wm * (uym - cur) + wy.wp * (uyp - cur);
+      sum += wz.wm * (prev - cur) + wz.wp * (next - cur);
+      r[p] = scale * (f ? sum + f[p] : sum);  // finish_rhs of an interior node
     }
     prev = cur;
     cur = next;
+    aprev = acur;
+    acur = anext;
   }
 }
 
-template <class T, bool kInterior>
+template <class T, bool kAlphaField>
 void launch_pencil(StencilVariant v, const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u,
-                   const T* f, const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
-  // Nodes covered per axis (see pencil_kernel: x whole, y and z from node `first`).
-  const int first = kInterior ? 1 : 0;
-  const int m[3] = {op.n[0], op.n[1] - 2 * first, op.n[2] - 2 * first};
-  if (op.n[0] - 2 * first <= 0 || m[1] <= 0 || m[2] <= 0) return;
+                   const T* f, T scale, T* r, cudaStream_t s) {
+  // Nodes covered per axis (see pencil_kernel: x whole, y and z from node 1).
+  const int m[3] = {op.n[0], op.n[1] - 2, op.n[2] - 2};
+  if (op.n[0] - 2 <= 0 || m[1] <= 0 || m[2] <= 0) return;
   const dim3 block(TX, TY);
   const dim3 grid((m[0] + TX - 1) / TX, (m[1] + TY - 1) / TY, (m[2] + KC - 1) / KC);
   switch (v) {
     case StencilVariant::zpencil:
-      pencil_kernel<T, Pencil::registers, kInterior><<<grid, block, 0, s>>>(op, w, u, f, g, scale, r);
+      pencil_kernel<T, Pencil::registers, kAlphaField><<<grid, block, 0, s>>>(op, w, u, f, scale, r);
       break;
     case StencilVariant::zpencil_smem:
-      pencil_kernel<T, Pencil::smem, kInterior><<<grid, block, 0, s>>>(op, w, u, f, g, scale, r);
+      pencil_kernel<T, Pencil::smem, kAlphaField><<<grid, block, 0, s>>>(op, w, u, f, scale, r);
       break;
     default:
-      pencil_kernel<T, Pencil::shuffle, kInterior><<<grid, block, 0, s>>>(op, w, u, f, g, scale, r);
+      pencil_kernel<T, Pencil::shuffle, kAlphaField><<<grid, block, 0, s>>>(op, w, u, f, scale, r);
       break;
   }
   ADI3D_CUDA_LAUNCH_CHECK();
@@ -270,13 +274,18 @@ void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u
   if (op.n[0] <= 0 || op.n[1] <= 0 || op.n[2] <= 0) return;
   if (v == StencilVariant::naive) return launch_naive(op, u, f, g, scale, r, s);
   InteriorWeights<T> w{};
-  if (op.alpha_field) return launch_pencil<T, false>(v, op, w, u, f, g, scale, r, s);
   for (int a = 0; a < 3; ++a)
     w.w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
-  launch_pencil<T, true>(v, op, w, u, f, g, scale, r, s);
+  if (op.alpha_field)
+    launch_pencil<T, true>(v, op, w, u, f, scale, r, s);
+  else
+    launch_pencil<T, false>(v, op, w, u, f, scale, r, s);
   const std::size_t count = shell_size(op.n);
   const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + TX * TY - 1) / (TX * TY), 65535));
-  shell_kernel<T><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
+  if (op.alpha_field)
+    shell_kernel<T, false><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
+  else
+    shell_kernel<T, true><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
