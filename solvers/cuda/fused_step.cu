@@ -225,8 +225,8 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 
 // ---------------------------------------------------------------------------------------
 // The chunked kernels: lines per block and plane slots of the x pass, lines per tile of
-// the y and z passes (128-byte rows), u by cp.async in the z pass, and the rows per lane
-// chunk instantiated (odd; a line of R interior nodes takes the smallest C with 32 C >= R).
+// the y and z passes (128-byte rows), u by cp.async in the z pass (rows per lane chunk:
+// fused::kChunkCaps).
 // Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
 constexpr int kXLines = 8;
 constexpr int kXSlots = 4;
@@ -234,7 +234,6 @@ template <class T>
 constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
 template <class T>
 constexpr bool kZAsyncU = sizeof(T) == 8;
-constexpr int kCaps[] = {3, 5, 9, 17, 33};
 
 template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
@@ -255,31 +254,12 @@ std::size_t chunked_smem_bytes(int axis, int n) {
   return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, kZAsyncU<T>>(n);
 }
 
-// Dispatch on the chunk capacity: f(std::integral_constant<int, C>) for C = cap.
-template <class F>
-auto with_cap(int cap, F&& f) {
-  switch (cap) {
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 9: return f(std::integral_constant<int, 9>{});
-    case 17: return f(std::integral_constant<int, 17>{});
-    default: return f(std::integral_constant<int, 33>{});
-  }
-}
-
-// Rows per lane chunk for lines of n nodes, or 0 where the warp solve does not take them.
-int chunk_cap(int n) {
-  for (int cap : kCaps)
-    if (32 * cap >= n - 2) return cap;
-  return 0;
-}
-
 // Which kernel takes the lines of this axis (n nodes each): 1 chunked, 2 fallback, 0 none.
 template <class T>
 int pass_kind(int axis, int n, int optin) {
   if (n < 3) return 1;  // nothing to solve
-  const int cap = chunk_cap(n);
-  if (cap != 0 && with_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, n); }) <=
+  const int cap = fused::chunk_cap(n);
+  if (cap != 0 && fused::with_chunk_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, n); }) <=
                       static_cast<std::size_t>(optin))
     return 1;
   if (fallback_smem_bytes<T>(n) <= static_cast<std::size_t>(optin)) return 2;
@@ -313,12 +293,13 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
     const int na = n[axis];
     const int other_n = axis == 2 ? n[1] : n[2];
     p.kind[axis] = pass_kind<T>(axis, na, optin);
-    p.cap[axis] = chunk_cap(na);
+    p.cap[axis] = fused::chunk_cap(na);
     p.grid[axis][1] = 1;
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
     const PassKernel<T> kernel =
-        with_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
-    p.smem[axis] = with_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na); });
+        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+    p.smem[axis] =
+        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na); });
     p.threads[axis] = axis == 0 ? 32 * kXLines : 256;
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(p.smem[axis])));
@@ -364,7 +345,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   std::size_t offset[3], total = 0;
   int cap[3];
   for (int axis = 0; axis < 3; ++axis) {
-    cap[axis] = chunk_cap(op.n[axis]);
+    cap[axis] = fused::chunk_cap(op.n[axis]);
     offset[axis] = total;
     total += 3 * static_cast<std::size_t>(op.n[axis]) + 3 * 32 * static_cast<std::size_t>(cap[axis]);
   }
@@ -438,7 +419,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       continue;
     }
     const PassKernel<T> kernel =
-        with_cap(plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+        fused::with_chunk_cap(plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_.smem[axis])));

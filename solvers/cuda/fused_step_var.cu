@@ -20,28 +20,9 @@ namespace adi3d::cuda {
 namespace {
 
 // Lines per y/z tile (64-byte rows: the data and alpha tiles of 512-node lines then leave
-// room for 2-3 blocks per SM); rows per lane chunk instantiated (a line of R unknowns
-// takes the smallest C with 32 C >= R).
+// room for 2-3 blocks per SM).
 template <class T>
 constexpr int kYZLines = 64 / static_cast<int>(sizeof(T));
-constexpr int kCaps[] = {3, 5, 9, 17, 33};
-
-int chunk_cap(int n) {
-  for (int cap : kCaps)
-    if (32 * cap >= n - 2) return cap;
-  return 0;
-}
-
-template <class F>
-auto with_cap(int cap, F&& f) {
-  switch (cap) {
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 9: return f(std::integral_constant<int, 9>{});
-    case 17: return f(std::integral_constant<int, 17>{});
-    default: return f(std::integral_constant<int, 33>{});
-  }
-}
 
 template <class T>
 using VarKernel = void (*)(fused::VarPassArgs<T>);
@@ -64,7 +45,7 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
     const int n = op.n[axis];
     if (n < 1) return false;
     if (n < 3) continue;  // nothing to solve
-    const int cap = chunk_cap(n);
+    const int cap = fused::chunk_cap(n);
     if (cap == 0 || fused::yz_var_smem_bytes<T, kYZLines<T>>(n) > static_cast<std::size_t>(optin)) return false;
   }
   return true;
@@ -91,7 +72,8 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
   constexpr int threads = 256;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
-    const VarKernel<T> kernel = with_cap(chunk_cap(n), [&](auto C) { return var_kernel<T, C.value>(axis); });
+    const VarKernel<T> kernel =
+        fused::with_chunk_cap(fused::chunk_cap(n), [&](auto C) { return var_kernel<T, C.value>(axis); });
     const std::size_t smem = fused::yz_var_smem_bytes<T, kYZLines<T>>(n);
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
