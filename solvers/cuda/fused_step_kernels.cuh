@@ -133,6 +133,22 @@ auto with_chunk_cap(int cap, F&& f) {
   }
 }
 
+// u += x down one column of a tile: rows row0, row0 + RS, ... below R, u with stride sweep,
+// x with stride P; B loads of u in flight per thread.
+template <class T, int RS, int P>
+__device__ __forceinline__ void add_tile_column(T* up, const T* x, int row0, int R, std::size_t sweep) {
+  constexpr int B = 8;
+  for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
+    T uu[B];
+#pragma unroll
+    for (int q = 0; q < B; ++q)
+      if (r + q * RS < R) uu[q] = up[q * sweep];
+#pragma unroll
+    for (int q = 0; q < B; ++q)
+      if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
+  }
+}
+
 // The 3 x 32 C solve factors of this pass to shared memory.
 template <class T, int C>
 __device__ __forceinline__ void load_factors(const T* factors, T* fac) {
@@ -366,18 +382,7 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
       T* up = a.u + p0;
       for (int r = row0; r < R; r += RS, up += sweep, x += RS * P, uc += RS * P) *up = *uc + *x;
     } else {
-      // u += x, B loads of u in flight per thread.
-      constexpr int B = 8;
-      T* up = a.u + p0;
-      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
-        T uu[B];
-#pragma unroll
-        for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) uu[q] = up[q * sweep];
-#pragma unroll
-        for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
-      }
+      add_tile_column<T, RS, P>(a.u + p0, x, row0, R, sweep);
     }
   }
   cp_async_wait<0>();

@@ -223,18 +223,7 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kerne
       T* dst = a.d + p1;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {
-      // u += x, B loads of u in flight per thread.
-      constexpr int B = 8;
-      T* up = a.u + p1;
-      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
-        T uu[B];
-#pragma unroll
-        for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) uu[q] = up[q * sweep];
-#pragma unroll
-        for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
-      }
+      add_tile_column<T, RS, P>(a.u + p1, x, row0, R, sweep);
     }
   }
   cp_async_wait<0>();
