@@ -23,14 +23,11 @@ namespace {
 namespace td = tridiag::detail;
 using td::Access;
 
-// Row u of line g in registers: the point rules' row of (I - tau A_x), with the coupling
-// out of the line's ends dropped and identity rows (d = 0) past its end or on idle threads,
-// exactly as td::load_rows prepares rows read from arrays. With constant alpha every
-// interior row is the same row (`interior`, formed once per thread by the same rule): this
-// saves the harmonic means' two divisions per row.
-template <class T>
-__device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, const TriRow<T>& interior, long g,
-                                              long u, long L, bool live, T& a, T& b, T& c, T& d) {
+// Row u of a line of L rows in registers, as td::load_rows prepares rows read from arrays:
+// identity (d = 0) past the line's end or on idle threads, else make()'s row of
+// (I - tau A_x) with the coupling out of the line's ends dropped.
+template <class T, class MakeRow>
+__device__ __forceinline__ void put_row(long u, long L, bool live, MakeRow make, T& a, T& b, T& c, T& d) {
   if (!live || u >= L) {
     a = T(0);
     b = T(1);
@@ -38,13 +35,23 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
     d = T(0);
     return;
   }
-  const TriRow<T> row =
-      (u > 0 && u < L - 1)
-          ? interior
-          : implicit_row(axis_row(op, 0, static_cast<int>(u), static_cast<std::size_t>(g * L + u), 1), tau);
+  const TriRow<T> row = make();
   a = u == 0 ? T(0) : row.a;
   b = row.b;
   c = u == L - 1 ? T(0) : row.c;
+}
+
+// Row u of line g with constant alpha: every interior row is the same row (`interior`,
+// formed once per thread by the point rules): this saves the harmonic means' two
+// divisions per row.
+template <class T>
+__device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, const TriRow<T>& interior, long g,
+                                              long u, long L, bool live, T& a, T& b, T& c, T& d) {
+  put_row(u, L, live, [&] {
+    return (u > 0 && u < L - 1)
+               ? interior
+               : implicit_row(axis_row(op, 0, static_cast<int>(u), static_cast<std::size_t>(g * L + u), 1), tau);
+  }, a, b, c, d);
 }
 
 // Row u of line g with an alpha field: the same rule from the diffusivities at u-1, u and
@@ -53,22 +60,12 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
 template <class T>
 __device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, T am, T ac, T ap, long u,
                                                     long L, bool live, T& a, T& b, T& c, T& d) {
-  if (!live || u >= L) {
-    a = T(0);
-    b = T(1);
-    c = T(0);
-    d = T(0);
-    return;
-  }
-  if (u == 0) am = ac;
-  if (u == L - 1) ap = ac;
-  AxisRow<T> r{};
-  r.kind = row_kind(static_cast<int>(u), static_cast<int>(L), op.lo[0], op.hi[0]);
-  r.w = row_weights(r.kind, am, ac, ap, op.inv_h2[0]);
-  const TriRow<T> row = implicit_row(r, tau);
-  a = u == 0 ? T(0) : row.a;
-  b = row.b;
-  c = u == L - 1 ? T(0) : row.c;
+  put_row(u, L, live, [&] {
+    AxisRow<T> r{};
+    r.kind = row_kind(static_cast<int>(u), static_cast<int>(L), op.lo[0], op.hi[0]);
+    r.w = row_weights(r.kind, u == 0 ? ac : am, ac, u == L - 1 ? ac : ap, op.inv_h2[0]);
+    return implicit_row(r, tau);
+  }, a, b, c, d);
 }
 
 // The thread's K values of a grid-sized array along its line (rows [u0, u0+K)), by the
