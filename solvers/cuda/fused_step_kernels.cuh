@@ -333,6 +333,12 @@ struct TileColumn {
     dst += row0 * P + col;
     for (int r = row0; r < rows; r += RS, src += sweep, dst += RS * P) cp_async<sizeof(T)>(dst, ok ? src : base, ok);
   }
+
+  // The reverse, by plain stores: this thread's rows below `rows` of src to the column at dst.
+  __device__ void store_rows(const T* src, T* dst, int rows) const {
+    src += row0 * P + col;
+    for (int r = row0; r < rows; r += RS, dst += sweep, src += RS * P) *dst = *src;
+  }
 };
 
 // Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float).
@@ -392,8 +398,7 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
     if (kAxis == 1) {
-      T* dst = a.d + p0;
-      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
+      tc.store_rows(tile, a.d + p0, R);
     } else if (kAsyncU) {
       // This thread copied exactly these elements of u: no barrier needed.
       const T* uc = utile + row0 * P + col;

@@ -199,14 +199,11 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kerne
     }
     __syncthreads();
     if (!ok) continue;
-    const T* x = tile + row0 * P + col;
     const std::size_t p1 = p0 + row_stride;  // node row0 + 1: data row row0
-    if (kAxis == 1) {
-      T* dst = a.d + p1;
-      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
-    } else {
-      add_tile_column<T, RS, P>(a.u + p1, x, row0, R, sweep);
-    }
+    if (kAxis == 1)
+      tc.store_rows(tile, a.d + p1, R);
+    else
+      add_tile_column<T, RS, P>(a.u + p1, tile + row0 * P + col, row0, R, sweep);
   }
   cp_async_wait<0>();
 }
