@@ -133,22 +133,6 @@ auto with_chunk_cap(int cap, F&& f) {
   }
 }
 
-// u += x down one column of a tile: rows row0, row0 + RS, ... below R, u with stride sweep,
-// x with stride P; B loads of u in flight per thread.
-template <class T, int RS, int P>
-__device__ __forceinline__ void add_tile_column(T* up, const T* x, int row0, int R, std::size_t sweep) {
-  constexpr int B = 8;
-  for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
-    T uu[B];
-#pragma unroll
-    for (int q = 0; q < B; ++q)
-      if (r + q * RS < R) uu[q] = up[q * sweep];
-#pragma unroll
-    for (int q = 0; q < B; ++q)
-      if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
-  }
-}
-
 // The 3 x 32 C solve factors of this pass to shared memory.
 template <class T, int C>
 __device__ __forceinline__ void load_factors(const T* factors, T* fac) {
@@ -299,48 +283,6 @@ std::size_t yz_pass_smem_bytes(int n) {
   return ((kAsyncU ? 2 : 1) * tile + 3 * 32 * C) * sizeof(T);
 }
 
-// Where thread tid works in a y/z tile (L lines of consecutive i, rows along kAxis, row
-// pitch L+1 in shared memory): always column col = tid % L, rows row0 + s RS.
-template <class T, int L, int RS, int kAxis>
-struct TileColumn {
-  static constexpr int P = L + 1;
-  int nx, tiles_i, total, col, row0;  // total: the tiles of the pass
-  std::size_t nxy, row_stride, sweep;
-
-  __device__ TileColumn(const int (&n)[3], int tid)
-      : nx(n[0]),
-        tiles_i((n[0] + L - 1) / L),
-        total(tiles_i * ((kAxis == 1 ? n[2] : n[1]) - 2)),
-        col(tid % L),
-        row0(tid / L),
-        nxy(static_cast<std::size_t>(n[0]) * n[1]),
-        row_stride(kAxis == 1 ? static_cast<std::size_t>(n[0]) : nxy),
-        sweep(RS * row_stride) {}
-
-  // Offset of node first + row0 of column col of tile t (node 0: the line's first,
-  // Dirichlet node); ok: the column is an unknown line.
-  __device__ std::size_t node_offset(int t, int first, bool& ok) const {
-    const int i = (t % tiles_i) * L + col;
-    const std::size_t o = 1 + t / tiles_i;
-    ok = i >= 1 && i <= nx - 2;
-    return i + (kAxis == 1 ? nxy * o : nx * o) + (first + row0) * row_stride;
-  }
-
-  // This thread's rows below `rows` of the column at base + p0 to dst by cp.async (zeros
-  // where !ok).
-  __device__ void copy_rows(const T* base, T* dst, std::size_t p0, bool ok, int rows) const {
-    const T* src = base + p0;
-    dst += row0 * P + col;
-    for (int r = row0; r < rows; r += RS, src += sweep, dst += RS * P) cp_async<sizeof(T)>(dst, ok ? src : base, ok);
-  }
-
-  // The reverse, by plain stores: this thread's rows below `rows` of src to the column at dst.
-  __device__ void store_rows(const T* src, T* dst, int rows) const {
-    src += row0 * P + col;
-    for (int r = row0; r < rows; r += RS, dst += sweep, src += RS * P) *dst = *src;
-  }
-};
-
 // Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float).
 template <class T, int C>
 constexpr int yz_min_blocks() {
@@ -357,10 +299,14 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
   static_assert(kAxis == 2 || !kAsyncU, "u only in the z pass");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
+  const int nx = a.n[0], ny = a.n[1];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int R = a.n[kAxis] - 2;
   const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
   T* utile = tile + tile_elems;
   T* fac = utile + (kAsyncU ? tile_elems : 0);
+  const int tiles_i = (nx + L - 1) / L;
+  const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
   const int tid = threadIdx.x;
   load_factors<T, C>(a.chunk_factors, fac);
   for (int e = R * P + tid; e < tile_elems; e += kThreads) {
@@ -368,18 +314,32 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
     if (kAsyncU) utile[e] = T(0);
   }
 
-  const TileColumn<T, L, RS, kAxis> tc(a.n, tid);
-  const int col = tc.col, row0 = tc.row0;
-  const std::size_t sweep = tc.sweep;
+  // Copies and stores: thread tid always takes column col = tid % L, rows row0 + s RS.
+  const int col = tid % L, row0 = tid / L;
+  const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
+  const std::size_t sweep = RS * row_stride;
+  // Offset of (row row0, column col) of tile t; ok: that column is an unknown line.
+  auto offset = [&](int t, bool& ok) -> std::size_t {
+    const int i = (t % tiles_i) * L + col;
+    const std::size_t o = 1 + t / tiles_i;
+    ok = i >= 1 && i <= nx - 2;
+    return i + (kAxis == 1 ? nxy * o : nx * o) + (1 + row0) * row_stride;
+  };
+  auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok) {
+    const T* src = base + p0;
+    dst += row0 * P + col;
+    for (int r = row0; r < R; r += RS, src += sweep, dst += RS * P)
+      cp_async<sizeof(T)>(dst, ok ? src : base, ok);
+  };
 
   const int warp = tid / 32, lane = tid & 31;
   const int lim = R - lane * C;  // rows of this lane's chunk that are real: q < lim
-  for (int t = blockIdx.x; t < tc.total; t += gridDim.x) {
+  for (int t = blockIdx.x; t < total; t += gridDim.x) {
     __syncthreads();  // the last tile's stores are done
     bool ok;
-    const std::size_t p0 = tc.node_offset(t, 1, ok);  // node row0 + 1: data row row0
-    tc.copy_rows(a.d, tile, p0, ok, R);
-    if (kAsyncU) tc.copy_rows(a.u, utile, p0, ok, R);
+    const std::size_t p0 = offset(t, ok);
+    copy_rows(a.d, tile, p0, ok);
+    if (kAsyncU) copy_rows(a.u, utile, p0, ok);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
@@ -398,14 +358,26 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
     if (kAxis == 1) {
-      tc.store_rows(tile, a.d + p0, R);
+      T* dst = a.d + p0;
+      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else if (kAsyncU) {
       // This thread copied exactly these elements of u: no barrier needed.
       const T* uc = utile + row0 * P + col;
       T* up = a.u + p0;
       for (int r = row0; r < R; r += RS, up += sweep, x += RS * P, uc += RS * P) *up = *uc + *x;
     } else {
-      add_tile_column<T, RS, P>(a.u + p0, x, row0, R, sweep);
+      // u += x, B loads of u in flight per thread.
+      constexpr int B = 8;
+      T* up = a.u + p0;
+      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
+        T uu[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) uu[q] = up[q * sweep];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
+      }
     }
   }
   cp_async_wait<0>();

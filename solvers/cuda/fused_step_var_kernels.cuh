@@ -166,20 +166,38 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kerne
   const int R = n - 2;
   T* tile = reinterpret_cast<T*>(smem_raw);
   T* atile = tile + R * P;
+  const int nx = a.n[0], ny = a.n[1];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int tiles_i = (nx + L - 1) / L;
+  const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
   const int tid = threadIdx.x;
-  const TileColumn<T, L, RS, kAxis> tc(a.n, tid);
-  const int col = tc.col, row0 = tc.row0;
-  const std::size_t row_stride = tc.row_stride, sweep = tc.sweep;
+
+  const int col = tid % L, row0 = tid / L;
+  const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
+  const std::size_t sweep = RS * row_stride;
+  // Offset of (node row0, column col) of tile t (row 0: the line's first Dirichlet node).
+  auto offset = [&](int t, bool& ok) -> std::size_t {
+    const int i = (t % tiles_i) * L + col;
+    const std::size_t o = 1 + t / tiles_i;
+    ok = i >= 1 && i <= nx - 2;
+    return i + (kAxis == 1 ? nxy * o : nx * o) + row0 * row_stride;
+  };
+  auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows) {
+    const T* src = base + p0;
+    dst += row0 * P + col;
+    for (int r = row0; r < rows; r += RS, src += sweep, dst += RS * P)
+      cp_async<sizeof(T)>(dst, ok ? src : base, ok);
+  };
 
   const int warp = tid / 32, lane = tid & 31;
   const int lim = R - lane * C;
   const T tw = a.tau * a.inv_h2[kAxis];
-  for (int t = blockIdx.x; t < tc.total; t += gridDim.x) {
+  for (int t = blockIdx.x; t < total; t += gridDim.x) {
     __syncthreads();  // the last tile's stores are done
     bool ok;
-    const std::size_t p0 = tc.node_offset(t, 0, ok);
-    tc.copy_rows(a.d, tile, p0 + row_stride, ok, R);
-    tc.copy_rows(a.alpha, atile, p0, ok, n);
+    const std::size_t p0 = offset(t, ok);  // node row0 of the line
+    copy_rows(a.d, tile, p0 + row_stride, ok, R);
+    copy_rows(a.alpha, atile, p0, ok, n);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
@@ -199,11 +217,25 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kerne
     }
     __syncthreads();
     if (!ok) continue;
+    const T* x = tile + row0 * P + col;
     const std::size_t p1 = p0 + row_stride;  // node row0 + 1: data row row0
-    if (kAxis == 1)
-      tc.store_rows(tile, a.d + p1, R);
-    else
-      add_tile_column<T, RS, P>(a.u + p1, tile + row0 * P + col, row0, R, sweep);
+    if (kAxis == 1) {
+      T* dst = a.d + p1;
+      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
+    } else {
+      // u += x, B loads of u in flight per thread.
+      constexpr int B = 8;
+      T* up = a.u + p1;
+      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
+        T uu[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) uu[q] = up[q * sweep];
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
+      }
+    }
   }
   cp_async_wait<0>();
 }
