@@ -141,3 +141,12 @@ bool cuda_available();
 bool cuda_compiled();
 
 }  // namespace adi3d::tridiag
+
+// The precision-templated CUDA entry points above, instantiated for T (inside namespace
+// adi3d::tridiag) by the file that defines them: tridiag_cuda.cu, or
+// tridiag_unavailable.cpp in a CPU-only build.
+#define ADI3D_TRIDIAG_INSTANTIATE_CUDA(T)                                              \
+  template void solve_cuda<T>(const TridiagBatch<T>&, const TridiagPolicy&, void*);    \
+  template TridiagPolicy static_policy<T>(long, long, Layout);                         \
+  template TridiagPolicy policy_for<T>(long, long, Layout);                            \
+  template TuneResult tune<T>(const std::vector<TuneCase>&, bool);

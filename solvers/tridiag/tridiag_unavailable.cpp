@@ -39,13 +39,7 @@ BenchReport run_bench(const BenchConfig&) { not_compiled(); }
 
 void tune_to_file(const std::string&, const std::string&, bool) { not_compiled(); }
 
-#define ADI3D_TRIDIAG_INSTANTIATE(T)                                                \
-  template void solve_cuda<T>(const TridiagBatch<T>&, const TridiagPolicy&, void*); \
-  template TridiagPolicy static_policy<T>(long, long, Layout);                      \
-  template TridiagPolicy policy_for<T>(long, long, Layout);                         \
-  template TuneResult tune<T>(const std::vector<TuneCase>&, bool);
-
-ADI3D_TRIDIAG_INSTANTIATE(float)
-ADI3D_TRIDIAG_INSTANTIATE(double)
+ADI3D_TRIDIAG_INSTANTIATE_CUDA(float)
+ADI3D_TRIDIAG_INSTANTIATE_CUDA(double)
 
 }  // namespace adi3d::tridiag
