@@ -5,6 +5,7 @@
 #include "solvers/backend.hpp"
 #include "solvers/cuda/cuda_variants.hpp"
 #include "solvers/diffusion.hpp"
+#include "solvers/face_layout.hpp"
 #include "tests/unit/grid_fixtures.hpp"
 
 #include <gtest/gtest.h>
@@ -131,5 +132,41 @@ inline std::string describe(const BoundarySpec& bc, std::array<int, 3> n, bool v
   for (int f = 0; f < 6; ++f) s += c(bc.face[f]);
   return s + (variable ? " variable alpha" : " constant alpha");
 }
+
+// Smooth data: source f = sin(x + 2y) cos(z) (1 + t); on every face the value
+// cos(x - y + z + speed t), a Dirichlet value or a Neumann outward derivative as the face's
+// kind says (fixed in time when speed is 0).
+template <class T>
+class SmoothForcing final : public Forcing<T> {
+ public:
+  SmoothForcing(const Grid3& g, double speed) : g_(g), speed_(speed) {}
+  bool has_source() const override { return true; }
+  bool source_depends_on_time() const override { return true; }
+  void source(double t, T* v) const override {
+    for (int k = 0; k < g_.n[2]; ++k)
+      for (int j = 0; j < g_.n[1]; ++j)
+        for (int i = 0; i < g_.n[0]; ++i)
+          v[g_.index(i, j, k)] = static_cast<T>(std::sin(g_.coord(0, i) + 2 * g_.coord(1, j)) *
+                                                std::cos(g_.coord(2, k)) * (1 + t));
+  }
+  bool boundary_depends_on_time(int) const override { return speed_ != 0; }
+  bool boundary_is_zero(int) const override { return false; }
+  void boundary(int face, double t, T* v) const override {
+    const FaceAxes fa = face_axes(face);
+    for (int b = 0; b < g_.n[fa.v]; ++b)
+      for (int a = 0; a < g_.n[fa.u]; ++a) {
+        int idx[3];
+        idx[fa.axis] = face % 2 == 0 ? 0 : g_.n[fa.axis] - 1;
+        idx[fa.u] = a;
+        idx[fa.v] = b;
+        const double x = g_.coord(0, idx[0]), y = g_.coord(1, idx[1]), z = g_.coord(2, idx[2]);
+        v[a + static_cast<std::size_t>(g_.n[fa.u]) * b] = static_cast<T>(std::cos(x - y + z + speed_ * t));
+      }
+  }
+
+ private:
+  Grid3 g_;
+  double speed_;
+};
 
 }  // namespace adi3d::test

@@ -10,46 +10,12 @@
 namespace adi3d::test {
 namespace {
 
-// Smooth data: f = sin(x + 2y) cos(z) (1 + t), boundary values cos(x - y + z + 3t) on
-// every face (Dirichlet value or Neumann outward derivative, as the face's kind says).
-template <class T>
-class SmoothForcing final : public Forcing<T> {
- public:
-  explicit SmoothForcing(const Grid3& g) : g_(g) {}
-  bool has_source() const override { return true; }
-  bool source_depends_on_time() const override { return true; }
-  void source(double t, T* v) const override {
-    for (int k = 0; k < g_.n[2]; ++k)
-      for (int j = 0; j < g_.n[1]; ++j)
-        for (int i = 0; i < g_.n[0]; ++i)
-          v[g_.index(i, j, k)] = static_cast<T>(std::sin(g_.coord(0, i) + 2 * g_.coord(1, j)) *
-                                                std::cos(g_.coord(2, k)) * (1 + t));
-  }
-  bool boundary_depends_on_time(int) const override { return true; }
-  bool boundary_is_zero(int) const override { return false; }
-  void boundary(int face, double t, T* v) const override {
-    const FaceAxes fa = face_axes(face);
-    for (int b = 0; b < g_.n[fa.v]; ++b)
-      for (int a = 0; a < g_.n[fa.u]; ++a) {
-        int idx[3];
-        idx[fa.axis] = face % 2 == 0 ? 0 : g_.n[fa.axis] - 1;
-        idx[fa.u] = a;
-        idx[fa.v] = b;
-        const double x = g_.coord(0, idx[0]), y = g_.coord(1, idx[1]), z = g_.coord(2, idx[2]);
-        v[a + static_cast<std::size_t>(g_.n[fa.u]) * b] = static_cast<T>(std::cos(x - y + z + 3 * t));
-      }
-  }
-
- private:
-  Grid3 g_;
-};
-
 template <class T>
 class CudaDouglas : public CudaTest<T> {
  protected:
   double compare(const BoundarySpec& bc, std::array<int, 3> n, const CudaPolicy& policy) {
     const Diffusion<T> d = make_diffusion<T>(n, bc, true, this->rng_);
-    const SmoothForcing<T> forcing(d.grid);
+    const SmoothForcing<T> forcing(d.grid, 3);
     const auto u0 = random_field<T>(d.grid.size(), this->rng_);
     set_cuda_policy(*this->gpu_, policy);
     DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
@@ -94,7 +60,7 @@ TYPED_TEST(CudaDouglas, ResidualMatchesCpu) {
   const BoundarySpec bc = boundary_mix(BoundaryKind::neumann, BoundaryKind::periodic,
                                        BoundaryKind::neumann);
   const Diffusion<TypeParam> d = make_diffusion<TypeParam>({29, 12, 31}, bc, true, this->rng_);
-  const SmoothForcing<TypeParam> forcing(d.grid);
+  const SmoothForcing<TypeParam> forcing(d.grid, 3);
   DouglasStepper<TypeParam> gs(*this->gpu_, d, forcing, 1.0);
   DouglasStepper<TypeParam> cs(*this->cpu_, d, forcing, 1.0);
   const auto u = random_field<TypeParam>(d.grid.size(), this->rng_);

@@ -11,39 +11,6 @@
 namespace adi3d::test {
 namespace {
 
-// f = sin(x + 2y) cos(z) (1 + t); Dirichlet values cos(x - y + z), fixed in time.
-template <class T>
-class FixedDirichletForcing final : public Forcing<T> {
- public:
-  explicit FixedDirichletForcing(const Grid3& g) : g_(g) {}
-  bool has_source() const override { return true; }
-  bool source_depends_on_time() const override { return true; }
-  void source(double t, T* v) const override {
-    for (int k = 0; k < g_.n[2]; ++k)
-      for (int j = 0; j < g_.n[1]; ++j)
-        for (int i = 0; i < g_.n[0]; ++i)
-          v[g_.index(i, j, k)] = static_cast<T>(std::sin(g_.coord(0, i) + 2 * g_.coord(1, j)) *
-                                                std::cos(g_.coord(2, k)) * (1 + t));
-  }
-  bool boundary_depends_on_time(int) const override { return false; }
-  bool boundary_is_zero(int) const override { return false; }
-  void boundary(int face, double, T* v) const override {
-    const FaceAxes fa = face_axes(face);
-    for (int b = 0; b < g_.n[fa.v]; ++b)
-      for (int a = 0; a < g_.n[fa.u]; ++a) {
-        int idx[3];
-        idx[fa.axis] = face % 2 == 0 ? 0 : g_.n[fa.axis] - 1;
-        idx[fa.u] = a;
-        idx[fa.v] = b;
-        v[a + static_cast<std::size_t>(g_.n[fa.u]) * b] =
-            static_cast<T>(std::cos(g_.coord(0, idx[0]) - g_.coord(1, idx[1]) + g_.coord(2, idx[2])));
-      }
-  }
-
- private:
-  Grid3 g_;
-};
-
 // Odd and power-of-two sizes, tiny lines (one or two unknowns), x rows with and without
 // 16-byte alignment, every chunk capacity of the warp solve (c <= 3, 9, 17, 33 rows per
 // lane), x-pass blocks that march through several planes (129^3, 10x1000x12: the ring
@@ -128,7 +95,7 @@ TYPED_TEST(FusedStep, StepperMatchesCpu) {
   for (const auto& n : kSizes) {
     if (too_big_for_quick(n)) continue;
     const Diffusion<T> d = make_case<T>(n, kind, this->rng_);
-    const FixedDirichletForcing<T> forcing(d.grid);
+    const SmoothForcing<T> forcing(d.grid, 0);
     const auto u0 = random_field<T>(d.grid.size(), this->rng_);
     DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
     DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
