@@ -205,6 +205,7 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
     return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::cusparse && launch_cusparse_x(op, tau, d, device_, stream_))
     return;
+  if (axis != 0 && policy_.yz_tiles && tiles_.run(op, axis, tau, d, stream_)) return;
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
                    ? constant_factors(op, axis, tau, ready)

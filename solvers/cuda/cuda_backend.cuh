@@ -186,6 +186,7 @@ class CudaBackend final : public Backend<T> {
   Array<unsigned> counter_;   // last-block-done counter for the norm reduction
   int norm_blocks_ = 0;
   FusedDouglasStep<T> fused_;  // shared Thomas factors of the fused step
+  TileLineSolve<T> tiles_;     // y and z line solves through the fused step's tile kernels
 };
 
 }  // namespace adi3d::cuda

@@ -267,7 +267,9 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 // Passes y (kAxis 1) and z (kAxis 2). Block 256 threads, persistent over the tiles
 // (ceil(nx / L) per line of tiles, times n_other - 2), one tile at a time (the other
 // blocks on the SM overlap). kAsyncU (z): u of the tile comes by cp.async with it, else
-// by loads in the update loop. Dynamic shared memory: yz_pass_smem_bytes.
+// by loads in the update loop. kSolveOnly: a plain line solve of d in place along either
+// axis (TileLineSolve), with the Dirichlet end values of d (not necessarily 0 there)
+// moved into the first and last interior rows. Dynamic shared memory: yz_pass_smem_bytes.
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the u tile, the factors: finite and not
@@ -289,7 +291,7 @@ constexpr int yz_min_blocks() {
   return C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kAsyncU>
+template <class T, int L, int C, int kAxis, bool kAsyncU, bool kSolveOnly = false>
 __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(PassArgs<T> a) {
   constexpr int kThreads = 256;
   constexpr int LPW = L / 8;        // lines per warp
@@ -297,6 +299,7 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
   constexpr int P = L + 1;          // row pitch in shared memory
   static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
   static_assert(kAxis == 2 || !kAsyncU, "u only in the z pass");
+  static_assert(!(kSolveOnly && kAsyncU), "a plain solve does not read u");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1];
@@ -342,6 +345,12 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
     if (kAsyncU) copy_rows(a.u, utile, p0, ok);
     cp_async_commit();
     cp_async_wait<0>();
+    if (kSolveOnly && ok) {
+      // Row 0 and row R-1 of the column were copied by this thread, if by any: their
+      // equations carry the end nodes' values, s d_0 and s d_{n-1} (s = -a = -c).
+      if (row0 == 0) tile[col] += a.s * a.d[p0 - row_stride];
+      if (row0 == (R - 1) % RS) tile[(R - 1) * P + col] += a.s * a.d[p0 + (R - row0) * row_stride];
+    }
     __syncthreads();
 #pragma unroll 1
     for (int s = 0; s < LPW; ++s) {  // one line at a time: registers
@@ -357,7 +366,7 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
     __syncthreads();
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
-    if (kAxis == 1) {
+    if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p0;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else if (kAsyncU) {

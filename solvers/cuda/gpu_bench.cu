@@ -71,13 +71,18 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    }),
                    2 * field_bytes});
   }
+  // y and z: the tile kernels (default where they apply), then per-thread Thomas.
+  enum class YZ { tiles, shared_factors, generated_rows };
   for (int axis = 1; axis < 3; ++axis) {
-    for (bool constant : {true, false}) {
+    for (YZ v : {YZ::tiles, YZ::shared_factors, YZ::generated_rows}) {
       CudaPolicy p{};
-      p.constant_coefficients = constant;
+      p.yz_tiles = v == YZ::tiles;
+      p.constant_coefficients = v != YZ::generated_rows;
       backend.set_policy(p);
       out.push_back({axis == 1 ? "solve_y" : "solve_z",
-                     constant ? "thomas, shared factors" : "thomas, generated rows",
+                     v == YZ::tiles            ? "tiles, warp per line"
+                     : v == YZ::shared_factors ? "thomas, shared factors"
+                                               : "thomas, generated rows",
                      median_ms(stream, repetitions, [&] { backend.solve_lines(op, axis, tau, r.data()); }),
                      2 * field_bytes});
     }

@@ -1,7 +1,8 @@
 // solve_lines on the CUDA backend against the CPU backend: x lines by hybrid PCR-Thomas,
 // one thread per line, register packing, cuSPARSE and the tridiag library (and the
 // fallback for lines too long for PCR), y and z lines
-// with shared and global scratch; every boundary combination, cyclic systems on periodic
+// through the fused step's tile kernels and by per-thread Thomas with shared and global
+// scratch; every boundary combination, cyclic systems on periodic
 // axes, variable alpha, odd and tiny sizes.
 #include "gpu_test_support.hpp"
 
@@ -134,13 +135,63 @@ TYPED_TEST(CudaLineSolve, ZGlobalScratchMatchesCpu) {
   this->check(2, with_scratch(LineScratch::global), {{3, 3, 3}, {6, 5, 400}});
 }
 
+CudaPolicy with_yz_tiles(bool on) {
+  CudaPolicy p;
+  p.yz_tiles = on;
+  return p;
+}
+
 TYPED_TEST(CudaLineSolve, YConstantCoefficientPathMatchesCpu) {
   // Constant-alpha cases take the shared-factor path; variable-alpha ones the general path.
-  this->check(1, CudaPolicy{}, {{3, 3, 3}, {7, 260, 5}});
+  this->check(1, with_yz_tiles(false), {{3, 3, 3}, {7, 260, 5}});
 }
 
 TYPED_TEST(CudaLineSolve, ZConstantCoefficientPathMatchesCpu) {
-  this->check(2, CudaPolicy{}, {{3, 3, 3}, {40, 6, 129}});
+  this->check(2, with_yz_tiles(false), {{3, 3, 3}, {40, 6, 129}});
+}
+
+TYPED_TEST(CudaLineSolve, YZTilesRoutingMatchesCpu) {
+  // Every boundary mix with the tiles on: tiles where they apply, Thomas else.
+  for (int axis = 1; axis < 3; ++axis) this->check(axis, with_yz_tiles(true), {{3, 3, 3}, {9, 70, 66}});
+}
+
+// The tile kernels, for y and z lines of constant alpha between Dirichlet faces: every
+// chunk capacity of the warp solve (lines of 3 to 1058 nodes: 1 to 1056 unknowns), tile
+// columns past nx, random data on the Dirichlet nodes (their values enter the first and
+// last interior rows).
+TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
+  set_cuda_policy(*this->gpu_, with_yz_tiles(true));
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::dirichlet);
+  const int lines[] = {3, 4, 5, 40, 98, 99, 100, 290, 300, 545, 600, 1058};
+  for (int axis = 1; axis < 3; ++axis)
+    for (int m : lines)
+      for (const std::array<int, 3> other : {std::array<int, 3>{67, 5, 4}, std::array<int, 3>{3, 4, 3}}) {
+        std::array<int, 3> n = other;
+        n[axis] = m;
+        ASSERT_LE(this->compare(axis, n, bc, false), tolerance<TypeParam>())
+            << "axis " << axis << " " << describe(bc, n, false);
+      }
+}
+
+TYPED_TEST(CudaLineSolve, YZTilesFollowTauAndEvictFactors) {
+  // The factors of each tau stay on the device: a repeated tau must reuse them, and more
+  // than the 32 kept must start the cache over, here while the y solve is still queued.
+  using T = TypeParam;
+  set_cuda_policy(*this->gpu_, with_yz_tiles(true));
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::dirichlet);
+  const Diffusion<T> d = make_diffusion<T>({19, 21, 23}, bc, false, this->rng_);
+  const OperatorView<T> op = make_operator_view(d, nullptr);
+  for (int round = 0; round < 45; ++round) {
+    const T scale = round % 3 == 0 ? T(1) : T(0.05) * static_cast<T>(round);
+    const auto rhs = random_field<T>(d.grid.size(), this->rng_);
+    Array<T> gd = this->to_gpu(rhs), cd = this->to_cpu(rhs);
+    for (int axis = 1; axis < 3; ++axis) {
+      const T tau = scale / op.inv_h2[axis];
+      this->gpu_->solve_lines(op, axis, tau, gd.data());
+      this->cpu_->solve_lines(op, axis, tau, cd.data());
+    }
+    ASSERT_LE(relative_difference(this->from_cpu(cd), this->from_gpu(gd)), tolerance<T>()) << "round " << round;
+  }
 }
 
 TYPED_TEST(CudaLineSolve, XThreadThomasGeneralPathMatchesCpu) {
