@@ -4,6 +4,7 @@
 #include "solvers/backend.hpp"
 #include "solvers/cuda/cuda_variants.hpp"
 #include "solvers/cuda/fused_step.hpp"
+#include "solvers/cuda/line_solve_yz_tiles.hpp"
 
 #include <cuda_runtime.h>
 

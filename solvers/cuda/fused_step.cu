@@ -10,6 +10,7 @@
 // the thread-per-line tile kernel below, one pass at a time.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var.hpp"
@@ -225,13 +226,11 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 
 // ---------------------------------------------------------------------------------------
 // The chunked kernels: lines per block and plane slots of the x pass, lines per tile of
-// the y and z passes (128-byte rows), u by cp.async in the z pass (rows per lane chunk:
-// fused::kChunkCaps).
+// the y and z passes (fused::kYZLines), u by cp.async in the z pass (rows per lane
+// chunk: fused::kChunkCaps).
 // Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
 constexpr int kXLines = 8;
 constexpr int kXSlots = 4;
-template <class T>
-constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
 template <class T>
 constexpr bool kZAsyncU = sizeof(T) == 8;
 
@@ -243,15 +242,15 @@ PassKernel<T> chunked_kernel(int axis, bool source) {
   if (axis == 0)
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
-  if (axis == 1) return fused::yz_pass_kernel<T, kYZLines<T>, C, 1, false>;
-  return fused::yz_pass_kernel<T, kYZLines<T>, C, 2, kZAsyncU<T>>;
+  if (axis == 1) return fused::yz_pass_kernel<T, fused::kYZLines<T>, C, 1, false>;
+  return fused::yz_pass_kernel<T, fused::kYZLines<T>, C, 2, kZAsyncU<T>>;
 }
 
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n) {
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
-  if (axis == 1) return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, false>(n);
-  return fused::yz_pass_smem_bytes<T, kYZLines<T>, C, kZAsyncU<T>>(n);
+  if (axis == 1) return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C, false>(n);
+  return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C, kZAsyncU<T>>(n);
 }
 
 // Which kernel takes the lines of this axis (n nodes each): 1 chunked, 2 fallback, 0 none.
@@ -264,51 +263,6 @@ int pass_kind(int axis, int n, int optin) {
     return 1;
   if (fallback_smem_bytes<T>(n) <= static_cast<std::size_t>(optin)) return 2;
   return 0;
-}
-
-// Values of pass_factors for lines of n nodes and chunk capacity cap.
-std::size_t pass_factor_count(int n, int cap) {
-  return 3 * static_cast<std::size_t>(n) + 3 * 32 * static_cast<std::size_t>(cap);
-}
-
-std::size_t axis_stride(const int n[3], int axis) {
-  return axis == 0 ? 1 : axis == 1 ? static_cast<std::size_t>(n[0]) : static_cast<std::size_t>(n[0]) * n[1];
-}
-
-// Shared factors of (I - tau A_axis) over the interior rows of constant alpha, by the same
-// point rules (axis_row, implicit_row) as every other line solver; row 0 is an identity
-// row, so the elimination starts from cp = 0. To out (pass_factor_count values, zeroed):
-// inv, a*inv, cp (n each, the fallback kernel's), then the warp solve's alpha, Gf, Gb
-// (32 cap each; fused_step_kernels.cuh). Returns s = -a of the interior rows.
-template <class T>
-T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
-  const int n = op.n[axis];
-  const std::size_t s = axis_stride(op.n, axis);
-  T* inv = out;
-  T* ainv = inv + n;
-  T* cp = inv + 2 * n;
-  T cp_prev = T(0);
-  for (int m = 1; m < n - 1; ++m) {
-    const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
-    inv[m] = T(1) / (row.b - row.a * cp_prev);
-    ainv[m] = row.a * inv[m];
-    cp[m] = row.c * inv[m];
-    cp_prev = cp[m];
-  }
-  const T bs = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
-  // Warp solve: lane p owns rows [p C, p C + C); padding rows (r >= n-2) have alpha 0.
-  const int C = cap;
-  T* alpha = cp + n;
-  T* gf = alpha + 32 * C;
-  T* gb = gf + 32 * C;
-  for (int r = 0; r < 32 * C; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
-  for (int p = 0; p < 32; ++p) {
-    double g = 1;  // products of the betas the kernel uses (s alpha, rounded to T)
-    for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
-    g = 1;
-    for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
-  }
-  return bs;
 }
 
 }  // namespace
@@ -362,7 +316,7 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
       p.grid[0][0] = tiles;
       p.grid[0][1] = (planes + p.kseg - 1) / p.kseg;
     } else {
-      const int tiles = (n[0] + kYZLines<T> - 1) / kYZLines<T> * (other_n - 2);
+      const int tiles = (n[0] + fused::kYZLines<T> - 1) / fused::kYZLines<T> * (other_n - 2);
       p.grid[axis][0] = std::min(tiles, resident);
     }
   }
@@ -386,14 +340,14 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   for (int axis = 0; axis < 3; ++axis) {
     cap[axis] = fused::chunk_cap(op.n[axis]);
     offset[axis] = total;
-    total += pass_factor_count(op.n[axis], cap[axis]);
+    total += fused::pass_factor_count(op.n[axis], cap[axis]);
   }
   std::vector<T> h(total, T(0));
   fused::PassArgs<T> args{};
   T beta_scale[3];
   for (int axis = 0; axis < 3; ++axis) {
-    beta_scale[axis] = pass_factors(op, axis, tau, cap[axis], h.data() + offset[axis]);
-    const std::size_t stride = axis_stride(op.n, axis);
+    beta_scale[axis] = fused::pass_factors(op, axis, tau, cap[axis], h.data() + offset[axis]);
+    const std::size_t stride = fused::axis_stride(op.n, axis);
     args.n[axis] = op.n[axis];
     args.w[axis] = axis_row(op, axis, 1, stride, stride).w.wm;
   }
@@ -444,74 +398,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   return true;
 }
 
-template <class T>
-const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const OperatorView<T>& op, int axis, T tau,
-                                                                    int cap, int device, CUstream_st* stream) {
-  const int n = op.n[axis];
-  for (const Factors& f : cache_)
-    if (f.device == device && f.axis == axis && f.n == n && f.tau == tau && f.alpha == op.alpha[axis] &&
-        f.inv_h2 == op.inv_h2[axis])
-      return f;
-  cudaStream_t s = stream;
-  // A handful of tau per run is the rule; past that, start over (queued solves may still
-  // read the entries).
-  if (cache_.size() >= 32) {
-    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
-    cache_.clear();
-  }
-  const std::size_t count = pass_factor_count(n, cap);
-  std::vector<T> h(count, T(0));
-  Factors f{device, axis, n, tau, op.alpha[axis], op.inv_h2[axis], pass_factors(op, axis, tau, cap, h.data()),
-            device_allocate<T>(count)};
-  ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), count * sizeof(T), cudaMemcpyHostToDevice, s));
-  ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // h is pageable and goes out of scope
-  cache_.push_back(std::move(f));
-  return cache_.back();
-}
-
-template <class T>
-bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
-  if ((axis != 1 && axis != 2) || op.alpha_field) return false;
-  for (int a = 0; a < 3; ++a)
-    if (op.lo[a] != BoundaryKind::dirichlet || op.hi[a] != BoundaryKind::dirichlet) return false;
-  const int n = op.n[axis];
-  const int cap = fused::chunk_cap(n);
-  if (cap == 0) return false;
-  // Without interior lines every row is a Dirichlet row: d is its own solution.
-  if (op.n[0] < 3 || op.n[1] < 3 || op.n[2] < 3) return true;
-  int device = 0, optin = 0, sms = 0;
-  ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  constexpr int L = kYZLines<T>;
-  const std::size_t smem =
-      fused::with_chunk_cap(cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, L, C.value, false>(n); });
-  if (smem > static_cast<std::size_t>(optin)) return false;
-  const Factors& f = factors(op, axis, tau, cap, device, stream);
-  const PassKernel<T> kernel = fused::with_chunk_cap(cap, [&](auto C) -> PassKernel<T> {
-    return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
-                     : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;
-  });
-  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
-  const int other_n = axis == 2 ? op.n[1] : op.n[2];
-  const int tiles = (op.n[0] + L - 1) / L * (other_n - 2);
-  const int blocks = std::min(tiles, std::max(1, per_sm) * sms);
-  fused::PassArgs<T> args{};
-  for (int a = 0; a < 3; ++a) args.n[a] = op.n[a];
-  args.d = d;
-  args.factors = f.values.data();
-  args.chunk_factors = f.values.data() + 3 * n;
-  args.s = f.s;
-  kernel<<<blocks, 256, smem, stream>>>(args);
-  ADI3D_CUDA_LAUNCH_CHECK();
-  return true;
-}
-
 template class FusedDouglasStep<float>;
 template class FusedDouglasStep<double>;
-template class TileLineSolve<float>;
-template class TileLineSolve<double>;
 
 }  // namespace adi3d::cuda

@@ -64,29 +64,4 @@ class FusedDouglasStep {
   Plan plan_;
 };
 
-// Lines along y or z of (I - tau A_axis) x = d, in place, through the fused step's y/z
-// tile kernels: each value of d read and written once (2 arrays per point), a warp per
-// line. Takes constant alpha with every face Dirichlet and lines of 3..1058 nodes; only
-// interior lines are solved (every row of the others is a Dirichlet row), and the values
-// of d on the line's end nodes enter its first and last interior rows. The factors of
-// each (axis, n, tau, alpha, h) are made once on the host and kept on the device: the
-// Poisson iteration cycles through a few tau.
-template <class T>
-class TileLineSolve {
- public:
-  // False, launching nothing, where it does not apply.
-  bool run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream);
-
- private:
-  struct Factors {
-    int device, axis, n;
-    T tau, alpha, inv_h2;
-    T s;             // -a of the interior rows
-    Array<T> values;  // fallback factors (3 n), then the warp solve's (3 x 32 cap)
-  };
-  const Factors& factors(const OperatorView<T>& op, int axis, T tau, int cap, int device, CUstream_st* stream);
-
-  std::vector<Factors> cache_;
-};
-
 }  // namespace adi3d::cuda

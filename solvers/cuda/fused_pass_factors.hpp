@@ -1,0 +1,61 @@
+#pragma once
+// The host side of the fused step's line passes (fused_step_kernels.cuh), shared by the
+// fused step (fused_step.cu) and the y/z tile line solve (line_solve_yz_tiles.cu): the
+// tile width and the factors the passes read.
+#include "solvers/discretization.hpp"
+#include "solvers/operator_view.hpp"
+
+#include <cstddef>
+
+namespace adi3d::cuda::fused {
+
+// Lines per y/z tile: one 128-byte row segment (64-byte rows ran at 54-59% of copy).
+template <class T>
+constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
+
+// Values of pass_factors for lines of n nodes and chunk capacity cap.
+inline std::size_t pass_factor_count(int n, int cap) {
+  return 3 * static_cast<std::size_t>(n) + 3 * 32 * static_cast<std::size_t>(cap);
+}
+
+inline std::size_t axis_stride(const int n[3], int axis) {
+  return axis == 0 ? 1 : axis == 1 ? static_cast<std::size_t>(n[0]) : static_cast<std::size_t>(n[0]) * n[1];
+}
+
+// Shared factors of (I - tau A_axis) over the interior rows of constant alpha, by the same
+// point rules (axis_row, implicit_row) as every other line solver; row 0 is an identity
+// row, so the elimination starts from cp = 0. To out (pass_factor_count values, zeroed):
+// inv, a*inv, cp (n each, the fallback kernel's), then the warp solve's alpha, Gf, Gb
+// (32 cap each; fused_step_kernels.cuh). Returns s = -a of the interior rows.
+template <class T>
+T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
+  const int n = op.n[axis];
+  const std::size_t s = axis_stride(op.n, axis);
+  T* inv = out;
+  T* ainv = inv + n;
+  T* cp = inv + 2 * n;
+  T cp_prev = T(0);
+  for (int m = 1; m < n - 1; ++m) {
+    const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
+    inv[m] = T(1) / (row.b - row.a * cp_prev);
+    ainv[m] = row.a * inv[m];
+    cp[m] = row.c * inv[m];
+    cp_prev = cp[m];
+  }
+  const T bs = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
+  // Warp solve: lane p owns rows [p C, p C + C); padding rows (r >= n-2) have alpha 0.
+  const int C = cap;
+  T* alpha = cp + n;
+  T* gf = alpha + 32 * C;
+  T* gb = gf + 32 * C;
+  for (int r = 0; r < 32 * C; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
+  for (int p = 0; p < 32; ++p) {
+    double g = 1;  // products of the betas the kernel uses (s alpha, rounded to T)
+    for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+    g = 1;
+    for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+  }
+  return bs;
+}
+
+}  // namespace adi3d::cuda::fused
