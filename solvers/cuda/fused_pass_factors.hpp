@@ -22,6 +22,21 @@ inline std::size_t axis_stride(const int n[3], int axis) {
   return axis == 0 ? 1 : axis == 1 ? static_cast<std::size_t>(n[0]) : static_cast<std::size_t>(n[0]) * n[1];
 }
 
+// The warp solve's Gf and Gb (32 cap each, after alpha) from alpha (the inverse pivots;
+// lane p owns rows [p C, p C + C); padding rows have alpha 0) and s.
+template <class T>
+void chunk_responses(T* alpha, T bs, int cap) {
+  const int C = cap;
+  T* gf = alpha + 32 * C;
+  T* gb = gf + 32 * C;
+  for (int p = 0; p < 32; ++p) {
+    double g = 1;  // products of the betas the kernel uses (s alpha, rounded to T)
+    for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+    g = 1;
+    for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+  }
+}
+
 // Shared factors of (I - tau A_axis) over the interior rows of constant alpha, by the same
 // point rules (axis_row, implicit_row) as every other line solver; row 0 is an identity
 // row, so the elimination starts from cp = 0. To out (pass_factor_count values, zeroed):
@@ -43,18 +58,35 @@ T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
     cp_prev = cp[m];
   }
   const T bs = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
-  // Warp solve: lane p owns rows [p C, p C + C); padding rows (r >= n-2) have alpha 0.
-  const int C = cap;
   T* alpha = cp + n;
-  T* gf = alpha + 32 * C;
-  T* gb = gf + 32 * C;
-  for (int r = 0; r < 32 * C; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
-  for (int p = 0; p < 32; ++p) {
-    double g = 1;  // products of the betas the kernel uses (s alpha, rounded to T)
-    for (int q = 0; q < C; ++q) gf[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
-    g = 1;
-    for (int q = C - 1; q >= 0; --q) gb[p * C + q] = static_cast<T>(g *= static_cast<double>(bs * alpha[p * C + q]));
+  for (int r = 0; r < 32 * cap; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
+  chunk_responses(alpha, bs, cap);
+  return bs;
+}
+
+// The warp solve's factors (alpha, Gf, Gb: 3 x 32 cap values to out, zeroed) for the
+// unknowns first..last of constant-alpha lines along axis: Dirichlet ends are outside,
+// a Neumann end row (wm = 0, wp = 2 w, or the mirror) is halved so that every
+// off-diagonal is -s, as the kernel assumes. Returns s = -a of the interior rows.
+template <class T>
+T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int last, int cap, T* out) {
+  const int n = op.n[axis];
+  const std::size_t st = axis_stride(op.n, axis);
+  T cp_prev = T(0);
+  for (int m = first; m <= last; ++m) {
+    TriRow<T> row = implicit_row(axis_row(op, axis, m, m * st, st), tau);
+    const RowKind kind = row_kind(m, n, op.lo[axis], op.hi[axis]);
+    if (kind == RowKind::neumann_lo || kind == RowKind::neumann_hi) {
+      row.a *= T(0.5);
+      row.b *= T(0.5);
+      row.c *= T(0.5);
+    }
+    const T a = m == first ? T(0) : row.a;
+    out[m - first] = T(1) / (row.b - a * cp_prev);
+    cp_prev = row.c * out[m - first];
   }
+  const T bs = -implicit_row(axis_row(op, axis, 1, st, st), tau).a;
+  chunk_responses(out, bs, cap);
   return bs;
 }
 

@@ -155,6 +155,17 @@ struct PassArgs {
   int vec16;               // x pass: rows of u are 16-byte aligned (16-byte copies)
 };
 
+// Plain y/z solves (yz_pass_kernel with kSolveOnly; a type of its own, so that the fused
+// passes' arguments keep their layout): the nodes [first, last] per axis that are
+// solved: the line's unknowns along its axis (1 or 0 after a Dirichlet or Neumann end,
+// n-2 or n-1 before one), the columns and planes of the lines on the others. The fused
+// passes take 1 and n-2.
+template <class T>
+struct SolveArgs : PassArgs<T> {
+  int first[3];
+  int last[3];
+};
+
 // ---------------------------------------------------------------------------------------
 // Pass x. Block 32 L threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)). Dynamic shared
 // memory: x_pass_smem_bytes.
@@ -268,8 +279,10 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 // (ceil(nx / L) per line of tiles, times n_other - 2), one tile at a time (the other
 // blocks on the SM overlap). kAsyncU (z): u of the tile comes by cp.async with it, else
 // by loads in the update loop. kSolveOnly: a plain line solve of d in place along either
-// axis (TileLineSolve), with the Dirichlet end values of d (not necessarily 0 there)
-// moved into the first and last interior rows. Dynamic shared memory: yz_pass_smem_bytes.
+// axis (TileLineSolve) over the unknowns a.first..a.last of each axis: a Dirichlet end
+// value of d (not necessarily 0 there) moves into the first or last row; a Neumann end
+// row is halved, as its factors are (the matrix is then symmetric with off-diagonal -s).
+// Dynamic shared memory: yz_pass_smem_bytes.
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the u tile, the factors: finite and not
@@ -292,7 +305,8 @@ constexpr int yz_min_blocks() {
 }
 
 template <class T, int L, int C, int kAxis, bool kAsyncU, bool kSolveOnly = false>
-__global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(PassArgs<T> a) {
+__global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
+    yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
   constexpr int kThreads = 256;
   constexpr int LPW = L / 8;        // lines per warp
   constexpr int RS = kThreads / L;  // rows per sweep of the block
@@ -304,12 +318,22 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
   T* tile = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const int R = a.n[kAxis] - 2;
+  constexpr int kOther = kAxis == 1 ? 2 : 1;  // the axis that numbers the tiles' planes
+  // Nodes solved along the line, the columns and the planes (SolveArgs).
+  int first = 1, R = a.n[kAxis] - 2, i_first = 1, i_last = nx - 2, o_first = 1, planes = a.n[kOther] - 2;
+  if constexpr (kSolveOnly) {
+    first = a.first[kAxis];
+    R = a.last[kAxis] - first + 1;
+    i_first = a.first[0];
+    i_last = a.last[0];
+    o_first = a.first[kOther];
+    planes = a.last[kOther] - o_first + 1;
+  }
   const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
   T* utile = tile + tile_elems;
   T* fac = utile + (kAsyncU ? tile_elems : 0);
   const int tiles_i = (nx + L - 1) / L;
-  const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
+  const int total = tiles_i * planes;
   const int tid = threadIdx.x;
   load_factors<T, C>(a.chunk_factors, fac);
   for (int e = R * P + tid; e < tile_elems; e += kThreads) {
@@ -324,9 +348,9 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
   // Offset of (row row0, column col) of tile t; ok: that column is an unknown line.
   auto offset = [&](int t, bool& ok) -> std::size_t {
     const int i = (t % tiles_i) * L + col;
-    const std::size_t o = 1 + t / tiles_i;
-    ok = i >= 1 && i <= nx - 2;
-    return i + (kAxis == 1 ? nxy * o : nx * o) + (1 + row0) * row_stride;
+    const std::size_t o = o_first + t / tiles_i;
+    ok = i >= i_first && i <= i_last;
+    return i + (kAxis == 1 ? nxy * o : nx * o) + (first + row0) * row_stride;
   };
   auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok) {
     const T* src = base + p0;
@@ -346,10 +370,21 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>()) yz_pass_kernel(Pas
     cp_async_commit();
     cp_async_wait<0>();
     if (kSolveOnly && ok) {
-      // Row 0 and row R-1 of the column were copied by this thread, if by any: their
-      // equations carry the end nodes' values, s d_0 and s d_{n-1} (s = -a = -c).
-      if (row0 == 0) tile[col] += a.s * a.d[p0 - row_stride];
-      if (row0 == (R - 1) % RS) tile[(R - 1) * P + col] += a.s * a.d[p0 + (R - row0) * row_stride];
+      // Row 0 and row R-1 of the column were copied by this thread, if by any. Behind a
+      // Dirichlet end the equation carries the end node's value (s d, s = -a = -c); a
+      // Neumann end row is halved.
+      if (row0 == 0) {
+        if (first == 1)
+          tile[col] += a.s * a.d[p0 - row_stride];
+        else
+          tile[col] *= T(0.5);
+      }
+      if (row0 == (R - 1) % RS) {
+        if (first + R == a.n[kAxis] - 1)
+          tile[(R - 1) * P + col] += a.s * a.d[p0 + (R - row0) * row_stride];
+        else
+          tile[(R - 1) * P + col] *= T(0.5);
+      }
     }
     __syncthreads();
 #pragma unroll 1

@@ -1,6 +1,6 @@
-// TileLineSolve (line_solve_yz_tiles.hpp): y and z lines of constant alpha between
-// Dirichlet faces solved by the fused step's y/z tile kernel in its plain-solve form
-// (fused_step_kernels.cuh, yz_pass_kernel with kSolveOnly), 2 arrays per point.
+// TileLineSolve (line_solve_yz_tiles.hpp): y and z lines of constant alpha solved by the
+// fused step's y/z tile kernel in its plain-solve form (fused_step_kernels.cuh,
+// yz_pass_kernel with kSolveOnly), 2 arrays per point.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
@@ -16,7 +16,18 @@ namespace adi3d::cuda {
 namespace {
 
 template <class T>
-using PassKernel = void (*)(fused::PassArgs<T>);
+using SolveKernel = void (*)(fused::SolveArgs<T>);
+
+// The unknown nodes along a line: Dirichlet end nodes are not unknowns.
+struct UnknownRange {
+  int first, last;
+};
+
+template <class T>
+UnknownRange unknown_range(const OperatorView<T>& op, int axis) {
+  return {op.lo[axis] == BoundaryKind::dirichlet ? 1 : 0,
+          op.hi[axis] == BoundaryKind::dirichlet ? op.n[axis] - 2 : op.n[axis] - 1};
+}
 
 }  // namespace
 
@@ -25,8 +36,8 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
                                                                     int cap, int device, CUstream_st* stream) {
   const int n = op.n[axis];
   for (const Factors& f : cache_)
-    if (f.device == device && f.axis == axis && f.n == n && f.tau == tau && f.alpha == op.alpha[axis] &&
-        f.inv_h2 == op.inv_h2[axis])
+    if (f.device == device && f.axis == axis && f.n == n && f.lo == op.lo[axis] && f.hi == op.hi[axis] &&
+        f.tau == tau && f.alpha == op.alpha[axis] && f.inv_h2 == op.inv_h2[axis])
       return f;
   cudaStream_t s = stream;
   // A handful of tau per run is the rule; past that, start over (queued solves may still
@@ -35,9 +46,11 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  const std::size_t count = fused::pass_factor_count(n, cap);
+  const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
   std::vector<T> h(count, T(0));
-  Factors f{device, axis, n, tau, op.alpha[axis], op.inv_h2[axis], fused::pass_factors(op, axis, tau, cap, h.data()),
+  const UnknownRange r = unknown_range(op, axis);
+  const T bs = fused::tile_line_factors(op, axis, tau, r.first, r.last, cap, h.data());
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], bs,
             device_allocate<T>(count)};
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), count * sizeof(T), cudaMemcpyHostToDevice, s));
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // h is pageable and goes out of scope
@@ -47,38 +60,44 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
 
 template <class T>
 bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
-  if ((axis != 1 && axis != 2) || op.alpha_field) return false;
-  for (int a = 0; a < 3; ++a)
-    if (op.lo[a] != BoundaryKind::dirichlet || op.hi[a] != BoundaryKind::dirichlet) return false;
-  const int n = op.n[axis];
-  const int cap = fused::chunk_cap(n);
+  if ((axis != 1 && axis != 2) || op.alpha_field || op.lo[axis] == BoundaryKind::periodic) return false;
+  // Every line, those of face nodes of the other axes too (as the other line solvers):
+  // over the unknowns of the line's own axis.
+  UnknownRange range[3];
+  for (int a = 0; a < 3; ++a) range[a] = a == axis ? unknown_range(op, a) : UnknownRange{0, op.n[a] - 1};
+  const int unknowns = range[axis].last - range[axis].first + 1;
+  const int cap = fused::chunk_cap(unknowns + 2);
   if (cap == 0) return false;
-  // Without interior lines every row is a Dirichlet row: d is its own solution.
-  if (op.n[0] < 3 || op.n[1] < 3 || op.n[2] < 3) return true;
+  // Every row a Dirichlet row, or no line: d is its own solution.
+  for (int a = 0; a < 3; ++a)
+    if (range[a].last < range[a].first) return true;
   int device = 0, optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   constexpr int L = fused::kYZLines<T>;
-  const std::size_t smem =
-      fused::with_chunk_cap(cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, L, C.value, false>(n); });
+  const std::size_t smem = fused::with_chunk_cap(
+      cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, L, C.value, false>(unknowns + 2); });
   if (smem > static_cast<std::size_t>(optin)) return false;
   const Factors& f = factors(op, axis, tau, cap, device, stream);
-  const PassKernel<T> kernel = fused::with_chunk_cap(cap, [&](auto C) -> PassKernel<T> {
+  const SolveKernel<T> kernel = fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
     return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
                      : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;
   });
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
   ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
-  const int other_n = axis == 2 ? op.n[1] : op.n[2];
-  const int tiles = (op.n[0] + L - 1) / L * (other_n - 2);
+  const int other = axis == 2 ? 1 : 2;
+  const int tiles = (op.n[0] + L - 1) / L * (range[other].last - range[other].first + 1);
   const int blocks = std::min(tiles, std::max(1, per_sm) * sms);
-  fused::PassArgs<T> args{};
-  for (int a = 0; a < 3; ++a) args.n[a] = op.n[a];
+  fused::SolveArgs<T> args{};
+  for (int a = 0; a < 3; ++a) {
+    args.n[a] = op.n[a];
+    args.first[a] = range[a].first;
+    args.last[a] = range[a].last;
+  }
   args.d = d;
-  args.factors = f.values.data();
-  args.chunk_factors = f.values.data() + 3 * n;
+  args.chunk_factors = f.values.data();
   args.s = f.s;
   kernel<<<blocks, 256, smem, stream>>>(args);
   ADI3D_CUDA_LAUNCH_CHECK();

@@ -12,10 +12,11 @@ namespace adi3d::cuda {
 
 // Lines along y or z of (I - tau A_axis) x = d, in place, through the fused step's y/z
 // tile kernels: each value of d read and written once (2 arrays per point), a warp per
-// line. Takes constant alpha with every face Dirichlet and lines of 3..1058 nodes; only
-// interior lines are solved (every row of the others is a Dirichlet row), and the values
-// of d on the line's end nodes enter its first and last interior rows. The factors of
-// each (axis, n, tau, alpha, h) are made once on the host and kept on the device: the
+// line. Takes constant alpha, Dirichlet or Neumann ends on the lines (not periodic: those
+// are cyclic), any faces on the other axes, and up to 1056 unknowns per line. Every line
+// is solved, face lines of the other axes too, as the other line solvers do; the values
+// of d on a line's Dirichlet end nodes enter its first and last rows. The factors of each
+// (axis, n, ends, tau, alpha, h) are made once on the host and kept on the device: the
 // Poisson iteration cycles through a few tau.
 template <class T>
 class TileLineSolve {
@@ -26,9 +27,10 @@ class TileLineSolve {
  private:
   struct Factors {
     int device, axis, n;
+    BoundaryKind lo, hi;
     T tau, alpha, inv_h2;
-    T s;             // -a of the interior rows
-    Array<T> values;  // fallback factors (3 n), then the warp solve's (3 x 32 cap)
+    T s;              // -a of the interior rows
+    Array<T> values;  // the warp solve's alpha, Gf, Gb (3 x 32 cap)
   };
   const Factors& factors(const OperatorView<T>& op, int axis, T tau, int cap, int device, CUstream_st* stream);
 
