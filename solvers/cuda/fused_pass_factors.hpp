@@ -1,13 +1,37 @@
 #pragma once
 // The host side of the fused step's line passes (fused_step_kernels.cuh), shared by the
-// fused step (fused_step.cu) and the y/z tile line solve (line_solve_yz_tiles.cu): the
-// tile width and the factors the passes read.
+// fused step (fused_step.cu, fused_step_var.cu) and the y/z tile line solve
+// (line_solve_yz_tiles.cu): the chunk capacities of the warp solve, the tile width and
+// the factors the passes read. Plain C++.
 #include "solvers/discretization.hpp"
 #include "solvers/operator_view.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 namespace adi3d::cuda::fused {
+
+// The rows per lane chunk instantiated (odd): a line of n nodes, R = n - 2 interior rows,
+// takes the smallest C with 32 C >= R; 0 where the warp solve does not take it.
+constexpr int kChunkCaps[] = {3, 5, 9, 17, 33};
+
+inline int chunk_cap(int n) {
+  for (int cap : kChunkCaps)
+    if (32 * cap >= n - 2) return cap;
+  return 0;
+}
+
+// f(std::integral_constant<int, C>) for C = cap, one of kChunkCaps.
+template <class F>
+auto with_chunk_cap(int cap, F&& f) {
+  switch (cap) {
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 9: return f(std::integral_constant<int, 9>{});
+    case 17: return f(std::integral_constant<int, 17>{});
+    default: return f(std::integral_constant<int, 33>{});
+  }
+}
 
 // Lines per y/z tile: one 128-byte row segment (64-byte rows ran at 54-59% of copy).
 template <class T>

@@ -111,28 +111,6 @@ __device__ __forceinline__ void warp_solve(T (&v)[C], const T* fac, T s) {
   for (int q = 0; q < C; ++q) v[q] = fma(gb[q], carry, v[q]);
 }
 
-// The rows per lane chunk instantiated (odd): a line of n nodes, R = n - 2 interior rows,
-// takes the smallest C with 32 C >= R; 0 where the warp solve does not take it.
-constexpr int kChunkCaps[] = {3, 5, 9, 17, 33};
-
-inline int chunk_cap(int n) {
-  for (int cap : kChunkCaps)
-    if (32 * cap >= n - 2) return cap;
-  return 0;
-}
-
-// f(std::integral_constant<int, C>) for C = cap, one of kChunkCaps.
-template <class F>
-auto with_chunk_cap(int cap, F&& f) {
-  switch (cap) {
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 9: return f(std::integral_constant<int, 9>{});
-    case 17: return f(std::integral_constant<int, 17>{});
-    default: return f(std::integral_constant<int, 33>{});
-  }
-}
-
 // The 3 x 32 C solve factors of this pass to shared memory.
 template <class T, int C>
 __device__ __forceinline__ void load_factors(const T* factors, T* fac) {

@@ -7,6 +7,7 @@
 // for the unfused step.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 

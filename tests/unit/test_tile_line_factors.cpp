@@ -1,0 +1,120 @@
+// The host half of the y/z tile line solve (solvers/cuda/fused_pass_factors.hpp:
+// chunk_cap, tile_line_factors) checked without a GPU: a lane-by-lane model of the kernel's warp
+// solve (fused_step_kernels.cuh, warp_solve) and of its row preparation (a Dirichlet end
+// value moved into the first or last row, a Neumann end row halved) must solve a line as
+// the CPU backend does, for every end combination and chunk capacity.
+#include "grid_fixtures.hpp"
+#include "solvers/backend.hpp"
+#include "solvers/cuda/fused_pass_factors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace adi3d {
+namespace {
+
+// warp_solve for 32 lanes of C rows each: v holds the rows (lane p: [p C, p C + C)).
+// Each shuffle step reads the values of the step before, as the hardware does.
+template <class T>
+void model_warp_solve(std::vector<T>& v, const std::vector<T>& fac, int C, T s) {
+  const T* al = fac.data();
+  const T* gf = al + 32 * C;
+  const T* gb = gf + 32 * C;
+  std::vector<T> y(32, T(0)), A(32), x(32, T(0)), carry(32);
+  for (int p = 0; p < 32; ++p) {
+    for (int q = 0; q < C; ++q) {
+      const T a = al[p * C + q];
+      y[p] = std::fma(s * a, y[p], a * v[p * C + q]);
+      v[p * C + q] = y[p];
+    }
+    A[p] = gf[p * C + C - 1];
+  }
+  for (int d = 1; d < 32; d *= 2) {
+    const std::vector<T> A0 = A, y0 = y;
+    for (int p = d; p < 32; ++p) {
+      y[p] = std::fma(A0[p], y0[p - d], y0[p]);
+      A[p] = A0[p] * A0[p - d];
+    }
+  }
+  for (int p = 0; p < 32; ++p) carry[p] = p == 0 ? T(0) : y[p - 1];
+  for (int p = 0; p < 32; ++p) {
+    for (int q = C - 1; q >= 0; --q) {
+      const T yq = std::fma(gf[p * C + q], carry[p], v[p * C + q]);
+      x[p] = std::fma(s * al[p * C + q], x[p], yq);
+      v[p * C + q] = x[p];
+    }
+    A[p] = gb[p * C];
+  }
+  for (int d = 1; d < 32; d *= 2) {
+    const std::vector<T> A0 = A, x0 = x;
+    for (int p = 0; p + d < 32; ++p) {
+      x[p] = std::fma(A0[p], x0[p + d], x0[p]);
+      A[p] = A0[p] * A0[p + d];
+    }
+  }
+  for (int p = 0; p < 32; ++p) carry[p] = p == 31 ? T(0) : x[p + 1];
+  for (int p = 0; p < 32; ++p)
+    for (int q = 0; q < C; ++q) v[p * C + q] = std::fma(gb[p * C + q], carry[p], v[p * C + q]);
+}
+
+template <class T>
+class TileLineFactors : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TileLineFactors, Precisions);
+
+TYPED_TEST(TileLineFactors, ModelWarpSolveMatchesCpuLineSolve) {
+  using T = TypeParam;
+  using B = BoundaryKind;
+  std::mt19937 rng(11);
+  const auto cpu = make_cpu_backend<T>();
+  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  for (const B lo : {B::dirichlet, B::neumann})
+    for (const B hi : {B::dirichlet, B::neumann})
+      for (const int m : {3, 4, 5, 40, 99, 100, 545, 1056})
+        for (const double scale : {0.3, 4.0, 50.0}) {
+          BoundarySpec bc = test::boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet);
+          bc.face[2] = lo;
+          bc.face[3] = hi;
+          const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
+          const OperatorView<T> op = make_operator_view(d, nullptr);
+          const T tau = static_cast<T>(scale / op.inv_h2[1]);
+          const std::vector<T> rhs = test::random_field<T>(d.grid.size(), rng);
+          // The CPU solve of every y line; the line checked is (i, k) = (1, 1).
+          std::vector<T> want = rhs;
+          cpu->solve_lines(op, 1, tau, want.data());
+          auto at = [&](const std::vector<T>& f, int j) { return f[d.grid.index(1, j, 1)]; };
+
+          // The kernel's way: unknowns first..last, rows prepared as in yz_pass_kernel.
+          const int first = lo == B::dirichlet ? 1 : 0, last = hi == B::dirichlet ? m - 2 : m - 1;
+          const int R = last - first + 1;
+          const int cap = cuda::fused::chunk_cap(R + 2);
+          ASSERT_NE(cap, 0) << m;
+          std::vector<T> fac(3 * 32 * static_cast<std::size_t>(cap), T(0));
+          const T s = cuda::fused::tile_line_factors(op, 1, tau, first, last, cap, fac.data());
+          std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
+          for (int r = 0; r < R; ++r) v[r] = at(rhs, first + r);
+          if (first == 1)
+            v[0] += s * at(rhs, 0);
+          else
+            v[0] *= T(0.5);
+          if (last == m - 2)
+            v[R - 1] += s * at(rhs, m - 1);
+          else
+            v[R - 1] *= T(0.5);
+          model_warp_solve(v, fac, cap, s);
+
+          double err = 0, scale_x = 0;
+          for (int r = 0; r < R; ++r) {
+            err = std::max(err, std::fabs(double(v[r]) - double(at(want, first + r))));
+            scale_x = std::max(scale_x, std::fabs(double(at(want, first + r))));
+          }
+          EXPECT_LE(err, tol * scale_x) << "ends " << int(lo) << int(hi) << " n " << m << " tau scale " << scale;
+          // Padding rows solve to 0 from the zero data behind the line.
+          for (std::size_t r = R; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
+        }
+}
+
+}  // namespace
+}  // namespace adi3d
