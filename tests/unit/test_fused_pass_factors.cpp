@@ -1,8 +1,9 @@
-// The host half of the y/z tile line solve (solvers/cuda/fused_pass_factors.hpp:
-// chunk_cap, tile_line_factors) checked without a GPU: a lane-by-lane model of the kernel's warp
-// solve (fused_step_kernels.cuh, warp_solve) and of its row preparation (a Dirichlet end
-// value moved into the first or last row, a Neumann end row halved) must solve a line as
-// the CPU backend does, for every end combination and chunk capacity.
+// The host half of the fused step and of the y/z tile line solve
+// (solvers/cuda/fused_pass_factors.hpp: chunk_cap, pass_factors, tile_line_factors),
+// checked without a GPU: with their factors, a lane-by-lane model of the kernels' warp
+// solve (fused_step_kernels.cuh, warp_solve) and of the tile solve's row preparation (a
+// Dirichlet end value moved into the first or last row, a Neumann end row halved) must
+// solve a line as the CPU backend does, for every end combination and chunk capacity.
 #include "grid_fixtures.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
@@ -60,11 +61,11 @@ void model_warp_solve(std::vector<T>& v, const std::vector<T>& fac, int C, T s) 
 }
 
 template <class T>
-class TileLineFactors : public ::testing::Test {};
+class FusedPassFactors : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(TileLineFactors, Precisions);
+TYPED_TEST_SUITE(FusedPassFactors, Precisions);
 
-TYPED_TEST(TileLineFactors, ModelWarpSolveMatchesCpuLineSolve) {
+TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
   using T = TypeParam;
   using B = BoundaryKind;
   std::mt19937 rng(11);
@@ -114,6 +115,44 @@ TYPED_TEST(TileLineFactors, ModelWarpSolveMatchesCpuLineSolve) {
           // Padding rows solve to 0 from the zero data behind the line.
           for (std::size_t r = R; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
         }
+}
+
+TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
+  // pass_factors, the fused step's factors (its warp solve's part after the 3 n fallback
+  // values): lines between Dirichlet faces whose end values are 0, as du is there.
+  using T = TypeParam;
+  std::mt19937 rng(12);
+  const auto cpu = make_cpu_backend<T>();
+  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  const BoundarySpec bc = test::boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                             BoundaryKind::dirichlet);
+  for (const int m : {3, 4, 99, 100, 545, 1058})
+    for (const double scale : {0.3, 4.0, 50.0}) {
+      const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
+      const OperatorView<T> op = make_operator_view(d, nullptr);
+      const T tau = static_cast<T>(scale / op.inv_h2[1]);
+      std::vector<T> want = test::random_field<T>(d.grid.size(), rng);
+      for (int j : {0, m - 1})
+        for (int k = 0; k < 3; ++k)
+          for (int i = 0; i < 3; ++i) want[d.grid.index(i, j, k)] = T(0);
+      std::vector<T> rhs = want;
+      cpu->solve_lines(op, 1, tau, want.data());
+      const int cap = cuda::fused::chunk_cap(m);
+      ASSERT_NE(cap, 0) << m;
+      std::vector<T> all(cuda::fused::pass_factor_count(m, cap), T(0));
+      const T s = cuda::fused::pass_factors(op, 1, tau, cap, all.data());
+      const std::vector<T> fac(all.begin() + 3 * m, all.end());
+      std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
+      for (int r = 0; r < m - 2; ++r) v[r] = rhs[d.grid.index(1, r + 1, 1)];
+      model_warp_solve(v, fac, cap, s);
+      double err = 0, scale_x = 0;
+      for (int r = 0; r < m - 2; ++r) {
+        const double x = want[d.grid.index(1, r + 1, 1)];
+        err = std::max(err, std::fabs(double(v[r]) - x));
+        scale_x = std::max(scale_x, std::fabs(x));
+      }
+      EXPECT_LE(err, tol * scale_x) << "n " << m << " tau scale " << scale;
+    }
 }
 
 }  // namespace
