@@ -47,10 +47,10 @@ struct CudaPolicy {
   // 256^3, against pcr_thomas 3.015 / 4.714 and 0.361 / 0.545 (H100, constant alpha,
   // Dirichlet, `adi3d bench gpu`, median of 20).
   XSolveVariant x_solve = XSolveVariant::tridiag;
-  // y and z lines of constant alpha between Dirichlet faces through the fused step's tile
-  // kernels (TileLineSolve: 2 arrays per point, a warp per line); false, or other cases:
-  // the per-thread Thomas solves below. Off by default until it has run on a GPU: it was
-  // written in a session without one (its tests: CudaLineSolve.YZTiles*).
+  // y and z lines of constant alpha with Dirichlet or Neumann ends through the fused
+  // step's tile kernels (TileLineSolve: 2 arrays per point, a warp per line); false, or
+  // other cases: the per-thread Thomas solves below. Off by default until it has run on
+  // a GPU: it was written in a session without one (its tests: CudaLineSolve.YZTiles*).
   bool yz_tiles = false;
   LineScratch yz_scratch = LineScratch::automatic;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
