@@ -61,35 +61,9 @@ void chunk_responses(T* alpha, T bs, int cap) {
   }
 }
 
-// Shared factors of (I - tau A_axis) over the interior rows of constant alpha, by the same
-// point rules (axis_row, implicit_row) as every other line solver; row 0 is an identity
-// row, so the elimination starts from cp = 0. To out (pass_factor_count values, zeroed):
-// inv, a*inv, cp (n each, the fallback kernel's), then the warp solve's alpha, Gf, Gb
-// (32 cap each; fused_step_kernels.cuh). Returns s = -a of the interior rows.
-template <class T>
-T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
-  const int n = op.n[axis];
-  const std::size_t s = axis_stride(op.n, axis);
-  T* inv = out;
-  T* ainv = inv + n;
-  T* cp = inv + 2 * n;
-  T cp_prev = T(0);
-  for (int m = 1; m < n - 1; ++m) {
-    const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
-    inv[m] = T(1) / (row.b - row.a * cp_prev);
-    ainv[m] = row.a * inv[m];
-    cp[m] = row.c * inv[m];
-    cp_prev = cp[m];
-  }
-  const T bs = -implicit_row(axis_row(op, axis, 1, s, s), tau).a;
-  T* alpha = cp + n;
-  for (int r = 0; r < 32 * cap; ++r) alpha[r] = r < n - 2 ? inv[r + 1] : T(0);
-  chunk_responses(alpha, bs, cap);
-  return bs;
-}
-
 // The warp solve's factors (alpha, Gf, Gb: 3 x 32 cap values to out, zeroed) for the
-// unknowns first..last of constant-alpha lines along axis: Dirichlet ends are outside,
+// unknowns first..last of constant-alpha lines along axis, by the same point rules
+// (axis_row, implicit_row) as every other line solver: Dirichlet ends are outside,
 // a Neumann end row (wm = 0, wp = 2 w, or the mirror) is halved so that every
 // off-diagonal is -s, as the kernel assumes. Returns s = -a of the interior rows.
 template <class T>
@@ -111,6 +85,28 @@ T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int l
   }
   const T bs = -implicit_row(axis_row(op, axis, 1, st, st), tau).a;
   chunk_responses(out, bs, cap);
+  return bs;
+}
+
+// Shared factors of (I - tau A_axis) over the interior rows of constant alpha between
+// Dirichlet faces, for the fused step. To out (pass_factor_count values, zeroed): inv,
+// a*inv, cp (n each, the fallback kernel's), then the warp solve's alpha, Gf, Gb
+// (tile_line_factors of rows 1..n-2; alpha holds their inverse pivots). Returns s.
+template <class T>
+T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
+  const int n = op.n[axis];
+  const std::size_t s = axis_stride(op.n, axis);
+  T* inv = out;
+  T* ainv = inv + n;
+  T* cp = inv + 2 * n;
+  const T* alpha = cp + n;
+  const T bs = tile_line_factors(op, axis, tau, 1, n - 2, cap, cp + n);
+  for (int m = 1; m < n - 1; ++m) {
+    const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
+    inv[m] = alpha[m - 1];
+    ainv[m] = row.a * inv[m];
+    cp[m] = row.c * inv[m];
+  }
   return bs;
 }
 

@@ -117,7 +117,7 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
 template <class T>
 void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
   constexpr int C = 17;
-  constexpr int L = 64 / sizeof(T);  // fused_step_var.cu: kYZLines
+  constexpr int L = 64 / sizeof(T);  // fused_step_var.cu: kVarYZLines
   const int n = a.n[0];
   auto yz = [&](auto kernel, int axis) {
     const std::size_t smem = fused::yz_var_smem_bytes<T, L>(n);

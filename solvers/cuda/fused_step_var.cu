@@ -20,17 +20,17 @@
 namespace adi3d::cuda {
 namespace {
 
-// Lines per y/z tile (64-byte rows: the data and alpha tiles of 512-node lines then leave
-// room for 2-3 blocks per SM).
+// Lines per y/z tile of the alpha-field passes: 64-byte rows, half of fused::kYZLines (the
+// data and alpha tiles of 512-node lines then leave room for 2-3 blocks per SM).
 template <class T>
-constexpr int kYZLines = 64 / static_cast<int>(sizeof(T));
+constexpr int kVarYZLines = 64 / static_cast<int>(sizeof(T));
 
 template <class T>
 using VarKernel = void (*)(fused::VarPassArgs<T>);
 
 template <class T, int C>
 VarKernel<T> var_kernel(int axis) {
-  return axis == 1 ? fused::yz_var_kernel<T, kYZLines<T>, C, 1> : fused::yz_var_kernel<T, kYZLines<T>, C, 2>;
+  return axis == 1 ? fused::yz_var_kernel<T, kVarYZLines<T>, C, 1> : fused::yz_var_kernel<T, kVarYZLines<T>, C, 2>;
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
     if (n < 1) return false;
     if (n < 3) continue;  // nothing to solve
     const int cap = fused::chunk_cap(n);
-    if (cap == 0 || fused::yz_var_smem_bytes<T, kYZLines<T>>(n) > static_cast<std::size_t>(optin)) return false;
+    if (cap == 0 || fused::yz_var_smem_bytes<T, kVarYZLines<T>>(n) > static_cast<std::size_t>(optin)) return false;
   }
   return true;
 }
@@ -75,14 +75,14 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
     const int n = op.n[axis];
     const VarKernel<T> kernel =
         fused::with_chunk_cap(fused::chunk_cap(n), [&](auto C) { return var_kernel<T, C.value>(axis); });
-    const std::size_t smem = fused::yz_var_smem_bytes<T, kYZLines<T>>(n);
+    const std::size_t smem = fused::yz_var_smem_bytes<T, kVarYZLines<T>>(n);
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
     // Persistent blocks, one wave.
     int per_sm = 0;
     ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     const int other_n = axis == 2 ? op.n[1] : op.n[2];
-    const int tiles = (op.n[0] + kYZLines<T> - 1) / kYZLines<T> * (other_n - 2);
+    const int tiles = (op.n[0] + kVarYZLines<T> - 1) / kVarYZLines<T> * (other_n - 2);
     kernel<<<std::min(tiles, std::max(1, per_sm) * sms), threads, smem, s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();
   }

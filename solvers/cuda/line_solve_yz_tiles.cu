@@ -33,7 +33,8 @@ UnknownRange unknown_range(const OperatorView<T>& op, int axis) {
 
 template <class T>
 const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const OperatorView<T>& op, int axis, T tau,
-                                                                    int cap, int device, CUstream_st* stream) {
+                                                                    int first, int last, int cap, int device,
+                                                                    CUstream_st* stream) {
   const int n = op.n[axis];
   for (const Factors& f : cache_)
     if (f.device == device && f.axis == axis && f.n == n && f.lo == op.lo[axis] && f.hi == op.hi[axis] &&
@@ -48,8 +49,7 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
   }
   const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
   std::vector<T> h(count, T(0));
-  const UnknownRange r = unknown_range(op, axis);
-  const T bs = fused::tile_line_factors(op, axis, tau, r.first, r.last, cap, h.data());
+  const T bs = fused::tile_line_factors(op, axis, tau, first, last, cap, h.data());
   Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], bs,
             device_allocate<T>(count)};
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), count * sizeof(T), cudaMemcpyHostToDevice, s));
@@ -79,7 +79,7 @@ bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   const std::size_t smem = fused::with_chunk_cap(
       cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, L, C.value, false>(unknowns + 2); });
   if (smem > static_cast<std::size_t>(optin)) return false;
-  const Factors& f = factors(op, axis, tau, cap, device, stream);
+  const Factors& f = factors(op, axis, tau, range[axis].first, range[axis].last, cap, device, stream);
   const SolveKernel<T> kernel = fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
     return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
                      : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;

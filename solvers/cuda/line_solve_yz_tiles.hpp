@@ -32,7 +32,10 @@ class TileLineSolve {
     T s;              // -a of the interior rows
     Array<T> values;  // the warp solve's alpha, Gf, Gb (3 x 32 cap)
   };
-  const Factors& factors(const OperatorView<T>& op, int axis, T tau, int cap, int device, CUstream_st* stream);
+  // The cached factors of lines along axis whose unknowns are first..last (the key's
+  // ends and n fix them).
+  const Factors& factors(const OperatorView<T>& op, int axis, T tau, int first, int last, int cap, int device,
+                         CUstream_st* stream);
 
   std::vector<Factors> cache_;
 };
