@@ -61,13 +61,13 @@ void chunk_responses(T* alpha, T bs, int cap) {
   }
 }
 
-// The warp solve's factors (alpha, Gf, Gb: 3 x 32 cap values to out, zeroed) for the
-// unknowns first..last of constant-alpha lines along axis, by the same point rules
-// (axis_row, implicit_row) as every other line solver: Dirichlet ends are outside,
-// a Neumann end row (wm = 0, wp = 2 w, or the mirror) is halved so that every
-// off-diagonal is -s, as the kernel assumes. Returns s = -a of the interior rows.
+// The inverse pivots of the elimination of the unknowns first..last of constant-alpha
+// lines along axis (inv[m - first]), by the same point rules (axis_row, implicit_row) as
+// every other line solver: Dirichlet ends are outside, a Neumann end row (wm = 0,
+// wp = 2 w, or the mirror) is halved so that every off-diagonal is -s, as the warp solve
+// assumes. Returns s = -a of the interior rows.
 template <class T>
-T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int last, int cap, T* out) {
+T line_inverse_pivots(const OperatorView<T>& op, int axis, T tau, int first, int last, T* inv) {
   const int n = op.n[axis];
   const std::size_t st = axis_stride(op.n, axis);
   T cp_prev = T(0);
@@ -80,18 +80,26 @@ T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int l
       row.c *= T(0.5);
     }
     const T a = m == first ? T(0) : row.a;
-    out[m - first] = T(1) / (row.b - a * cp_prev);
-    cp_prev = row.c * out[m - first];
+    inv[m - first] = T(1) / (row.b - a * cp_prev);
+    cp_prev = row.c * inv[m - first];
   }
-  const T bs = -implicit_row(axis_row(op, axis, 1, st, st), tau).a;
+  return -implicit_row(axis_row(op, axis, 1, st, st), tau).a;
+}
+
+// The warp solve's factors (alpha, Gf, Gb: 3 x 32 cap values to out, zeroed) for the
+// unknowns first..last (at most 32 cap of them) of constant-alpha lines along axis:
+// alpha holds their inverse pivots (line_inverse_pivots). Returns s.
+template <class T>
+T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int last, int cap, T* out) {
+  const T bs = line_inverse_pivots(op, axis, tau, first, last, out);
   chunk_responses(out, bs, cap);
   return bs;
 }
 
 // Shared factors of (I - tau A_axis) over the interior rows of constant alpha between
 // Dirichlet faces, for the fused step. To out (pass_factor_count values, zeroed): inv,
-// a*inv, cp (n each, the fallback kernel's), then the warp solve's alpha, Gf, Gb
-// (tile_line_factors of rows 1..n-2; alpha holds their inverse pivots). Returns s.
+// a*inv, cp (n each, the fallback kernel's), then, where cap is not 0, the warp solve's
+// alpha, Gf, Gb (tile_line_factors of rows 1..n-2). Returns s.
 template <class T>
 T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
   const int n = op.n[axis];
@@ -99,13 +107,16 @@ T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
   T* inv = out;
   T* ainv = inv + n;
   T* cp = inv + 2 * n;
-  const T* alpha = cp + n;
-  const T bs = tile_line_factors(op, axis, tau, 1, n - 2, cap, cp + n);
+  const T bs = line_inverse_pivots(op, axis, tau, 1, n - 2, inv + 1);
   for (int m = 1; m < n - 1; ++m) {
     const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
-    inv[m] = alpha[m - 1];
     ainv[m] = row.a * inv[m];
     cp[m] = row.c * inv[m];
+  }
+  if (cap != 0) {
+    T* alpha = cp + n;
+    for (int r = 0; r < n - 2; ++r) alpha[r] = inv[r + 1];
+    chunk_responses(alpha, bs, cap);
   }
   return bs;
 }

@@ -155,5 +155,51 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
     }
 }
 
+TYPED_TEST(FusedPassFactors, LongLinesGetFallbackFactorsWithinTheirCount) {
+  // Lines longer than the warp solve takes (cap 0) go to the fused step's fallback
+  // Thomas (inv, a*inv, cp): pass_factors must write no more than pass_factor_count(n, 0)
+  // values, and those must solve the line.
+  using T = TypeParam;
+  std::mt19937 rng(13);
+  const auto cpu = make_cpu_backend<T>();
+  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  const BoundarySpec bc = test::boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                             BoundaryKind::dirichlet);
+  for (const int m : {1059, 1301}) {
+    ASSERT_EQ(cuda::fused::chunk_cap(m), 0) << m;
+    const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
+    const OperatorView<T> op = make_operator_view(d, nullptr);
+    const T tau = static_cast<T>(4.0 / op.inv_h2[1]);
+    std::vector<T> want = test::random_field<T>(d.grid.size(), rng);
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 3; ++i) want[d.grid.index(i, 0, k)] = want[d.grid.index(i, m - 1, k)] = T(0);
+    std::vector<T> rhs = want;
+    cpu->solve_lines(op, 1, tau, want.data());
+
+    const std::size_t count = cuda::fused::pass_factor_count(m, 0);
+    constexpr std::size_t kGuard = 4096;
+    const T sentinel = T(-12345);
+    std::vector<T> all(count + kGuard, sentinel);
+    std::fill(all.begin(), all.begin() + count, T(0));
+    cuda::fused::pass_factors(op, 1, tau, 0, all.data());
+    EXPECT_EQ(std::count(all.begin() + count, all.end(), sentinel), static_cast<long>(kGuard)) << m;
+
+    const T* inv = all.data();
+    const T* ainv = inv + m;
+    const T* cp = inv + 2 * m;
+    std::vector<double> x(m, 0.0);
+    double y = 0;
+    for (int r = 1; r < m - 1; ++r) x[r] = y = rhs[d.grid.index(1, r, 1)] * inv[r] - ainv[r] * y;
+    for (int r = m - 3; r >= 1; --r) x[r] -= cp[r] * x[r + 1];
+    double err = 0, scale_x = 0;
+    for (int r = 1; r < m - 1; ++r) {
+      const double w = want[d.grid.index(1, r, 1)];
+      err = std::max(err, std::fabs(x[r] - w));
+      scale_x = std::max(scale_x, std::fabs(w));
+    }
+    EXPECT_LE(err, tol * scale_x) << "n " << m;
+  }
+}
+
 }  // namespace
 }  // namespace adi3d
