@@ -23,14 +23,11 @@ namespace {
 namespace td = tridiag::detail;
 using td::Access;
 
-// Row u of line g in registers: the point rules' row of (I - tau A_x), with the coupling
-// out of the line's ends dropped and identity rows (d = 0) past its end or on idle threads,
-// exactly as td::load_rows prepares rows read from arrays. With constant alpha every
-// interior row is the same row (`interior`, formed once per thread by the same rule): this
-// saves the harmonic means' two divisions per row.
-template <class T, bool kConstAlpha>
-__device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, const TriRow<T>& interior, long g,
-                                              long u, long L, bool live, T& a, T& b, T& c, T& d) {
+// Row u of a line of L rows in registers, as td::load_rows prepares rows read from arrays:
+// identity (d = 0) past the line's end or on idle threads, else make()'s row of
+// (I - tau A_x) with the coupling out of the line's ends dropped.
+template <class T, class MakeRow>
+__device__ __forceinline__ void put_row(long u, long L, bool live, MakeRow make, T& a, T& b, T& c, T& d) {
   if (!live || u >= L) {
     a = T(0);
     b = T(1);
@@ -38,86 +35,94 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
     d = T(0);
     return;
   }
-  const TriRow<T> row =
-      (kConstAlpha && u > 0 && u < L - 1)
-          ? interior
-          : implicit_row(axis_row(op, 0, static_cast<int>(u), static_cast<std::size_t>(g * L + u), 1), tau);
+  const TriRow<T> row = make();
   a = u == 0 ? T(0) : row.a;
   b = row.b;
   c = u == L - 1 ? T(0) : row.c;
 }
 
-// td::k_reg_base with generated rows: spb lines of L rows per block, tps threads per line
-// (tps * K >= L; a power of two up to 32, else a multiple of 32). Warp access needs every
-// warp inside one line (tps >= 32) or L == tps * K (the block's lines contiguous).
-// Shared memory: 6 values per thread, plus td::warp_buf_words<K>() per warp for warp access.
-template <class T, int K, Access ACC, bool kConstAlpha>
-__global__ void __launch_bounds__(td::reg_max_threads<T, K>())
-    generated_rows_kernel(OperatorView<T> op, T tau, T* d, long count, int tps, int spb, bool vec) {
-  extern __shared__ __align__(16) unsigned char x_reg_smem[];
-  if (kConstAlpha) op.alpha_field = nullptr;
-  T* sh = reinterpret_cast<T*>(x_reg_smem);
-  const long L = op.n[0];
-  const int tid = threadIdx.x, lane = tid & 31;
-  const int w = tid / tps, t = tid - w * tps;
-  const long g = static_cast<long>(blockIdx.x) * spb + w;
-  const bool live = w < spb && g < count;
-  const long u0 = static_cast<long>(t) * K;
-  const long off = g * L + u0;
-  long wrow0 = 0, wvalid = 0;
-  T* wbuf = nullptr;
-  if constexpr (ACC != Access::thread) {
-    if (tps >= 32) {
-      const long w0 = static_cast<long>(t & ~31) * K;
-      wrow0 = g * L + w0;
-      wvalid = live ? min(32L * K, L - w0) : 0;
-    } else {
-      const long b0 = static_cast<long>(blockIdx.x) * spb * L;
-      wrow0 = b0 + static_cast<long>(tid >> 5) * 32 * K;
-      wvalid = min(count * L, b0 + spb * L) - wrow0;
-    }
-    wbuf = sh + 6 * blockDim.x + (tid >> 5) * td::warp_buf_words<K>();
-  }
-  td::Chunk<T, K> ch;
-  // Only d comes from memory.
+// Row u of line g with constant alpha: every interior row is the same row (`interior`,
+// formed once per thread by the point rules): this saves the harmonic means' two
+// divisions per row.
+template <class T>
+__device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, const TriRow<T>& interior, long g,
+                                              long u, long L, bool live, T& a, T& b, T& c, T& d) {
+  put_row(u, L, live, [&] {
+    return (u > 0 && u < L - 1)
+               ? interior
+               : implicit_row(axis_row(op, 0, static_cast<int>(u), static_cast<std::size_t>(g * L + u), 1), tau);
+  }, a, b, c, d);
+}
+
+// Row u of line g with an alpha field: the same rule from the diffusivities at u-1, u and
+// u+1 (am, ac, ap), held in registers; past the line's ends the neighbour is clamped to
+// the node itself, as axis_row clamps it.
+template <class T>
+__device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, T am, T ac, T ap, long u,
+                                                    long L, bool live, T& a, T& b, T& c, T& d) {
+  put_row(u, L, live, [&] {
+    AxisRow<T> r{};
+    r.kind = row_kind(static_cast<int>(u), static_cast<int>(L), op.lo[0], op.hi[0]);
+    r.w = row_weights(r.kind, u == 0 ? ac : am, ac, u == L - 1 ? ac : ap, op.inv_h2[0]);
+    return implicit_row(r, tau);
+  }, a, b, c, d);
+}
+
+// The thread's K values of a grid-sized array along its line (rows [u0, u0+K)), by the
+// block's access pattern; 0 past the line's end.
+template <class T, int K, Access ACC>
+__device__ __forceinline__ void load_line_chunk(const T* src, long off, long u0, long L, bool live, bool vec,
+                                                long wrow0, long wvalid, int lane, T* wbuf, T (&r)[K]) {
   if constexpr (ACC == Access::warp_vec) {
     using V = typename td::VecOf<T>::type;
     V tmp[K / td::kVecWidth<T>];
-    td::warp_gload<T, K>(d, wrow0, wvalid, lane, T(0), tmp);
-    td::warp_transpose_in<T, K>(tmp, reinterpret_cast<V*>(wbuf), lane, ch.d);
+    td::warp_gload<T, K>(src, wrow0, wvalid, lane, T(0), tmp);
+    td::warp_transpose_in<T, K>(tmp, reinterpret_cast<V*>(wbuf), lane, r);
   } else if constexpr (ACC == Access::warp_scalar) {
     T tmp[K];
-    td::warp_gload_scalar<T, K>(d, wrow0, wvalid, lane, T(0), tmp);
-    td::warp_transpose_in_scalar<T, K>(tmp, wbuf, lane, ch.d);
+    td::warp_gload_scalar<T, K>(src, wrow0, wvalid, lane, T(0), tmp);
+    td::warp_transpose_in_scalar<T, K>(tmp, wbuf, lane, r);
   } else {
     const long rem = live ? L - u0 : 0;
     const int valid = rem <= 0 ? 0 : (rem >= K ? K : static_cast<int>(rem));
-    td::load_chunk<T, K>(d, off, valid, vec, T(0), ch.d);
+    td::load_chunk<T, K>(src, off, valid, vec, T(0), r);
   }
-  // Row 1 is interior whenever interior rows exist (L >= 3); with constant alpha nothing is read.
-  const TriRow<T> interior =
-      kConstAlpha ? implicit_row(axis_row(op, 0, 1, static_cast<std::size_t>(g * L + 1), 1), tau) : TriRow<T>{};
-#pragma unroll
-  for (int i = 0; i < K; ++i)
-    generated_row<T, kConstAlpha>(op, tau, interior, g, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
-  // From here on the library's base kernel, step for step.
-  td::chunk_forward<T, K>(ch);
-  T D0, L0, R0;
-  td::chunk_first<T, K>(ch, D0, L0, R0);
-  const bool shfl = tps <= 32;
-  T* x1 = sh + 3 * blockDim.x;
-  const T D0n = td::neighbour(D0, 1, t, tps, shfl, x1);
-  const T L0n = td::neighbour(L0, 1, t, tps, shfl, x1 + blockDim.x);
-  const T R0n = td::neighbour(R0, 1, t, tps, shfl, x1 + 2 * blockDim.x);
-  T A, B, C, D;
-  td::chunk_reduced<T, K>(ch, D0n, L0n, R0n, A, B, C, D);
-  const T y = td::reduced_pcr(A, B, C, D, t, tps, shfl, sh);
-  int steps = 0;
-  for (int h = 1; h < tps; h <<= 1) ++steps;
-  const T ym = td::neighbour(y, -1, t, tps, shfl, sh + (steps & 1) * 3 * blockDim.x);
-  td::chunk_back<T, K>(ch, ym, y);
-  td::store_rows<T, K, ACC>(d, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, ch.d);
 }
+
+// td::k_reg_base's rows generated from the operator: d comes from memory, and alpha when
+// it is a field, read by the same coalesced access as d (not three scattered loads per
+// row), plus the two values beyond the chunk.
+template <class T, bool kConstAlpha>
+struct GeneratedRows {
+  OperatorView<T> op;
+  T tau;
+  const T* d;
+
+  template <int K, Access ACC>
+  __device__ __forceinline__ void load(long g, long off, long u0, long L, bool live, bool vec, long wrow0,
+                                       long wvalid, int lane, T* wbuf, td::Chunk<T, K>& ch) const {
+    load_line_chunk<T, K, ACC>(d, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, ch.d);
+    if constexpr (kConstAlpha) {
+      OperatorView<T> o = op;
+      o.alpha_field = nullptr;
+      // Row 1 is interior whenever interior rows exist (L >= 3); nothing is read.
+      const TriRow<T> interior = implicit_row(axis_row(o, 0, 1, static_cast<std::size_t>(g * L + 1), 1), tau);
+#pragma unroll
+      for (int i = 0; i < K; ++i)
+        generated_row(o, tau, interior, g, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+    } else {
+      const T* alpha = op.alpha_field;
+      T al[K];
+      load_line_chunk<T, K, ACC>(alpha, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, al);
+      const T before = live && u0 > 0 && u0 < L ? alpha[off - 1] : T(0);
+      const T after = live && u0 + K < L ? alpha[off + K] : T(0);
+#pragma unroll
+      for (int i = 0; i < K; ++i)
+        generated_row_alpha(op, tau, i == 0 ? before : al[i - 1], al[i], i == K - 1 ? after : al[i + 1], u0 + i,
+                            L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+    }
+  }
+};
 
 long pow2_ceil(long x) {
   long p = 1;
@@ -128,14 +133,21 @@ long pow2_ceil(long x) {
 template <class T, int K, Access ACC>
 void launch_generated(const OperatorView<T>& op, T tau, T* d, long count, int tps, int spb, bool vec,
                       unsigned blocks, unsigned threads, std::size_t smem, cudaStream_t s) {
-  auto kernel = op.alpha_field ? generated_rows_kernel<T, K, ACC, false> : generated_rows_kernel<T, K, ACC, true>;
-  // Above the default 48 KiB (long lines, double) the kernel must opt in; the attribute is
-  // per kernel and device, and setting it again is cheap next to a grid-sized solve.
-  if (smem > 48 * 1024)
-    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem)));
-  kernel<<<blocks, threads, smem, s>>>(op, tau, d, count, tps, spb, vec);
-  ADI3D_CUDA_LAUNCH_CHECK();
+  auto launch = [&](auto rows) {
+    auto kernel = td::k_reg_base<T, K, ACC, decltype(rows)>;
+    // Above the default 48 KiB (long lines, double) the kernel must opt in; the attribute is
+    // per kernel and device, and setting it again is cheap next to a grid-sized solve.
+    if (smem > 48 * 1024)
+      ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(smem)));
+    const long L = op.n[0];
+    kernel<<<blocks, threads, smem, s>>>(rows, d, count, L, L, tps, spb, vec);
+    ADI3D_CUDA_LAUNCH_CHECK();
+  };
+  if (op.alpha_field)
+    launch(GeneratedRows<T, false>{op, tau, d});
+  else
+    launch(GeneratedRows<T, true>{op, tau, d});
 }
 
 template <class T>
@@ -162,7 +174,9 @@ bool launch_generated_k(const OperatorView<T>& op, T tau, T* d, cudaStream_t s) 
   const long tps = chunks <= 32 ? pow2_ceil(chunks) : (chunks + 31) / 32 * 32;
   if (tps > maxt) return false;
   const bool warp = tps >= 32 || L == tps * K;
-  const bool vec = reinterpret_cast<std::uintptr_t>(d) % 16 == 0 && L % W == 0;
+  // Vector access reads alpha (when a field) like d.
+  const bool vec = reinterpret_cast<std::uintptr_t>(d) % 16 == 0 &&
+                   reinterpret_cast<std::uintptr_t>(op.alpha_field) % 16 == 0 && L % W == 0;
   long spb = std::max(1L, std::min<long>(LineSolvePolicy::tridiag_block_threads, maxt) / tps);
   spb = std::min(spb, count);
   const long threads = (spb * tps + 31) / 32 * 32;

@@ -339,10 +339,10 @@ class Solver {
       const std::size_t smem =
           (6 * static_cast<std::size_t>(threads) + (warp ? threads / 32 * detail::warp_buf_words<K>() : 0)) * sizeof(T);
       by_access(warp, vec, [&](auto acc) {
-        auto kernel = detail::k_reg_base<T, K, decltype(acc)::value>;
+        auto kernel = detail::k_reg_base<T, K, decltype(acc)::value, detail::ArrayRows<T>>;
         if (smem > 48 * 1024) allow_smem(kernel, info_.smem_optin);
         kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads), smem, st_>>>(
-            src, x, v.parents, v.P, L, static_cast<int>(tps), static_cast<int>(spb), vec);
+            detail::ArrayRows<T>{src}, x, v.parents, v.P, L, static_cast<int>(tps), static_cast<int>(spb), vec);
       });
       ADI3D_CUDA_LAUNCH_CHECK();
       done = true;

@@ -391,13 +391,27 @@ __device__ __forceinline__ T neighbour(T v, int dir, int t, int tps, bool shfl, 
   return has ? r : T(0);
 }
 
+// k_reg_base's rows read from arrays.
+template <class T>
+struct ArrayRows {
+  Coeffs<T> s;
+  template <int K, Access ACC>
+  __device__ __forceinline__ void load(long /*g*/, long off, long u0, long L, bool live, bool vec, long wrow0,
+                                       long wvalid, int lane, T* wbuf, Chunk<T, K>& ch) const {
+    load_rows<T, K, ACC>(s, off, live ? u0 : L, L, vec, wrow0, wvalid, lane, wbuf, ch);
+  }
+};
+
 // Base kernel: spb systems of L rows per block, system g at g*P, tps threads per system
 // (tps * K >= L; a power of two up to 32, else a multiple of 32). Warp access needs every
 // warp inside one system (tps >= 32) or the block's systems contiguous (L == P == tps*K).
 // Shared memory: 6 values per thread, plus warp_buf_words<K>() per warp for warp access.
-template <class T, int K, Access ACC>
+// Rows gives each thread its chunk: rows.load<K, ACC>(g, off, u0, L, live, vec, wrow0,
+// wvalid, lane, wbuf, ch), rows as load_rows makes them (identity rows on idle threads);
+// ArrayRows reads a, b, c, d, the ADI x solve generates a, b, c from the operator.
+template <class T, int K, Access ACC, class Rows>
 __global__ void __launch_bounds__(reg_max_threads<T, K>())
-    k_reg_base(Coeffs<T> s, T* x, long count, long P, long L, int tps, int spb, bool vec) {
+    k_reg_base(Rows rows, T* x, long count, long P, long L, int tps, int spb, bool vec) {
   extern __shared__ __align__(16) unsigned char reg_smem[];
   T* sh = reinterpret_cast<T*>(reg_smem);
   const int tid = threadIdx.x, lane = tid & 31;
@@ -421,7 +435,7 @@ __global__ void __launch_bounds__(reg_max_threads<T, K>())
     wbuf = sh + 6 * blockDim.x + (tid >> 5) * warp_buf_words<K>();
   }
   Chunk<T, K> ch;
-  load_rows<T, K, ACC>(s, off, live ? u0 : L, L, vec, wrow0, wvalid, lane, wbuf, ch);
+  rows.template load<K, ACC>(g, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, ch);
   chunk_forward<T, K>(ch);
   T D0, L0, R0;
   chunk_first<T, K>(ch, D0, L0, R0);
