@@ -43,15 +43,16 @@ struct CudaPolicy {
   // 20; 68% / 84% of a device copy), against zpencil_smem 0.617 / 1.018, zpencil
   // 0.693 / 1.092, naive 1.686 / 2.228 (adi3d bench gpu, 2026-11-23).
   StencilVariant stencil = StencilVariant::shuffle;
-  // tridiag (generated rows): 0.766 ms float / 1.402 ms double at 512^3, 0.091 / 0.166 at
-  // 256^3, against pcr_thomas 3.015 / 4.714 and 0.361 / 0.545 (H100, constant alpha,
-  // Dirichlet, `adi3d bench gpu`, median of 20).
+  // tridiag (generated rows): 0.664 ms float / 1.176 ms double at 512^3, 0.082 / 0.146 at
+  // 256^3, against pcr_thomas 2.991 / 4.712 and 0.362 / 0.545 (H100, constant alpha,
+  // Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23).
   XSolveVariant x_solve = XSolveVariant::tridiag;
   // y and z lines of constant alpha with Dirichlet or Neumann ends through the fused
-  // step's tile kernels (TileLineSolve: 2 arrays per point, a warp per line); false, or
-  // other cases: the per-thread Thomas solves below. Off by default until it has run on
-  // a GPU: it was written in a session without one (its tests: CudaLineSolve.YZTiles*).
-  bool yz_tiles = false;
+  // step's tile kernels (TileLineSolve: 2 arrays per point, a warp per line): 0.427 /
+  // 0.447 ms float, 0.805 / 0.854 double at 512^3 (y / z; 85 / 81% and 89 / 84% of copy)
+  // against Thomas with shared factors 0.952 / 0.931 and 1.552 / 1.510 (H100, adi3d bench
+  // gpu, 2026-11-23). false, or other cases: the per-thread Thomas solves below.
+  bool yz_tiles = true;
   LineScratch yz_scratch = LineScratch::automatic;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
   // them) and stream only the right-hand sides. Same arithmetic as the general path.

@@ -31,6 +31,20 @@ UnknownRange unknown_range(const OperatorView<T>& op, int axis) {
 
 }  // namespace
 
+namespace {
+
+// The plain-solve tile kernel for lines along axis (1 or 2) and chunk capacity cap.
+template <class T>
+SolveKernel<T> solve_kernel(int axis, int cap) {
+  constexpr int L = fused::kYZLines<T>;
+  return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
+    return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
+                     : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;
+  });
+}
+
+}  // namespace
+
 template <class T>
 const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const OperatorView<T>& op, int axis, T tau,
                                                                     int first, int last, int cap, int device,
@@ -47,13 +61,27 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
-  std::vector<T> h(count, T(0));
-  const T bs = fused::tile_line_factors(op, axis, tau, first, last, cap, h.data());
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], bs,
-            device_allocate<T>(count)};
-  ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), count * sizeof(T), cudaMemcpyHostToDevice, s));
-  ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // h is pageable and goes out of scope
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], false, 0, 0, T(0), {}};
+  int optin = 0, sms = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  f.smem = fused::with_chunk_cap(
+      cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C.value, false>(last - first + 3); });
+  f.fits = f.smem <= static_cast<std::size_t>(optin);
+  if (f.fits) {
+    const SolveKernel<T> kernel = solve_kernel<T>(axis, cap);
+    ADI3D_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(f.smem)));
+    int per_sm = 0;
+    ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, f.smem));
+    f.resident_blocks = std::max(1, per_sm) * sms;
+    const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
+    std::vector<T> h(count, T(0));
+    f.s = fused::tile_line_factors(op, axis, tau, first, last, cap, h.data());
+    f.values = device_allocate<T>(count);
+    ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), count * sizeof(T), cudaMemcpyHostToDevice, s));
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // h is pageable and goes out of scope
+  }
   cache_.push_back(std::move(f));
   return cache_.back();
 }
@@ -71,25 +99,13 @@ bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   // Every row a Dirichlet row, or no line: d is its own solution.
   for (int a = 0; a < 3; ++a)
     if (range[a].last < range[a].first) return true;
-  int device = 0, optin = 0, sms = 0;
+  int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  constexpr int L = fused::kYZLines<T>;
-  const std::size_t smem = fused::with_chunk_cap(
-      cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, L, C.value, false>(unknowns + 2); });
-  if (smem > static_cast<std::size_t>(optin)) return false;
   const Factors& f = factors(op, axis, tau, range[axis].first, range[axis].last, cap, device, stream);
-  const SolveKernel<T> kernel = fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
-    return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
-                     : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;
-  });
-  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+  if (!f.fits) return false;
+  constexpr int L = fused::kYZLines<T>;
   const int other = axis == 2 ? 1 : 2;
   const int tiles = (op.n[0] + L - 1) / L * (range[other].last - range[other].first + 1);
-  const int blocks = std::min(tiles, std::max(1, per_sm) * sms);
   fused::SolveArgs<T> args{};
   for (int a = 0; a < 3; ++a) {
     args.n[a] = op.n[a];
@@ -99,7 +115,7 @@ bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.d = d;
   args.chunk_factors = f.values.data();
   args.s = f.s;
-  kernel<<<blocks, 256, smem, stream>>>(args);
+  solve_kernel<T>(axis, cap)<<<std::min(tiles, f.resident_blocks), 256, f.smem, stream>>>(args);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
 }

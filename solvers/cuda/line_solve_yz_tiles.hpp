@@ -25,15 +25,20 @@ class TileLineSolve {
   bool run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream);
 
  private:
+  // Per (device, axis, n, ends, tau, alpha, h): the warp solve's factors and the launch.
   struct Factors {
     int device, axis, n;
     BoundaryKind lo, hi;
     T tau, alpha, inv_h2;
-    T s;              // -a of the interior rows
-    Array<T> values;  // the warp solve's alpha, Gf, Gb (3 x 32 cap)
+    bool fits;                // the tile fits the device's shared memory; else not taken
+    std::size_t smem;         // dynamic shared memory per block
+    int resident_blocks;      // blocks resident on the whole device at once
+    T s;                      // -a of the interior rows
+    Array<T> values;          // the warp solve's alpha, Gf, Gb (3 x 32 cap)
   };
-  // The cached factors of lines along axis whose unknowns are first..last (the key's
-  // ends and n fix them).
+  // The cached entry for lines along axis whose unknowns are first..last (the key's ends
+  // and n fix them), made on first use: the queries of device attributes and occupancy
+  // and the kernel's shared-memory attribute are paid once, not per solve.
   const Factors& factors(const OperatorView<T>& op, int axis, T tau, int first, int last, int cap, int device,
                          CUstream_st* stream);
 

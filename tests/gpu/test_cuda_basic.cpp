@@ -19,6 +19,7 @@ TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
   const CudaPolicy p = cuda_policy(*this->gpu_);
   EXPECT_EQ(p.stencil, StencilVariant::shuffle);
   EXPECT_EQ(p.x_solve, XSolveVariant::tridiag);
+  EXPECT_TRUE(p.yz_tiles);
 }
 
 TYPED_TEST(CudaBasic, MissingDeviceThrowsBackendUnavailable) {

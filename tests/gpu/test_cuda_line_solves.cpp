@@ -56,7 +56,8 @@ CudaPolicy with_x(XSolveVariant v) {
 CudaPolicy with_scratch(LineScratch s) {
   CudaPolicy p;
   p.yz_scratch = s;
-  p.constant_coefficients = false;  // constant-alpha cases take the scratch path too
+  p.yz_tiles = false;               // constant-alpha cases take the scratch path too
+  p.constant_coefficients = false;
   return p;
 }
 
