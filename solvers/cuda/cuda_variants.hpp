@@ -47,11 +47,14 @@ struct CudaPolicy {
   // 256^3, against pcr_thomas 2.991 / 4.712 and 0.362 / 0.545 (H100, constant alpha,
   // Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23).
   XSolveVariant x_solve = XSolveVariant::tridiag;
-  // y and z lines of constant alpha with Dirichlet or Neumann ends through the fused
-  // step's tile kernels (TileLineSolve: 2 arrays per point, a warp per line): 0.427 /
-  // 0.447 ms float, 0.805 / 0.854 double at 512^3 (y / z; 85 / 81% and 89 / 84% of copy)
-  // against Thomas with shared factors 0.952 / 0.931 and 1.552 / 1.510 (H100, adi3d bench
-  // gpu, 2026-11-23). false, or other cases: the per-thread Thomas solves below.
+  // y and z lines with Dirichlet or Neumann ends through the fused step's tile kernels
+  // (TileLineSolve: a warp per line, each value read and written once; 2 arrays per point,
+  // 3 with an alpha field). 512^3, y / z: constant alpha 0.428 / 0.446 ms float and
+  // 0.781 / 0.844 double (85 / 81% and 92 / 85% of copy) against Thomas with shared
+  // factors 0.942 / 0.920 and 1.527 / 1.483; an alpha field 1.103 / 1.105 float and
+  // 2.507 / 2.611 double against Thomas with generated rows 2.100 / 1.520 and 2.935 /
+  // 2.897 (H100, adi3d bench gpu, 2026-11-23). false, or periodic or longer lines: the
+  // per-thread Thomas solves below.
   bool yz_tiles = true;
   LineScratch yz_scratch = LineScratch::automatic;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share

@@ -37,6 +37,12 @@ auto with_chunk_cap(int cap, F&& f) {
 template <class T>
 constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
 
+// Lines per y/z tile of the alpha-field kernels (fused_step_var_kernels.cuh): 64-byte
+// rows, half of kYZLines (the data and alpha tiles of 512-node lines then leave room for
+// 2-3 blocks per SM).
+template <class T>
+constexpr int kVarYZLines = 64 / static_cast<int>(sizeof(T));
+
 // Values of pass_factors for lines of n nodes and chunk capacity cap.
 inline std::size_t pass_factor_count(int n, int cap) {
   return 3 * static_cast<std::size_t>(n) + 3 * 32 * static_cast<std::size_t>(cap);

@@ -6,6 +6,7 @@
 //   the whole steps and the variable-alpha passes)
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
@@ -117,7 +118,7 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
 template <class T>
 void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
   constexpr int C = 17;
-  constexpr int L = 64 / sizeof(T);  // fused_step_var.cu: kVarYZLines
+  constexpr int L = fused::kVarYZLines<T>;
   const int n = a.n[0];
   auto yz = [&](auto kernel, int axis) {
     const std::size_t smem = fused::yz_var_smem_bytes<T, L>(n);

@@ -20,10 +20,7 @@
 namespace adi3d::cuda {
 namespace {
 
-// Lines per y/z tile of the alpha-field passes: 64-byte rows, half of fused::kYZLines (the
-// data and alpha tiles of 512-node lines then leave room for 2-3 blocks per SM).
-template <class T>
-constexpr int kVarYZLines = 64 / static_cast<int>(sizeof(T));
+using fused::kVarYZLines;
 
 template <class T>
 using VarKernel = void (*)(fused::VarPassArgs<T>);

@@ -24,15 +24,17 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace adi3d::cuda::fused {
 
 // v[q]: data of row p C + q (p: lane), the solution on return. face(q), q = 0..C: tau
 // times the weight of the face between rows q-1 and q of this lane's chunk (rows -1 and C
-// are the neighbouring chunks' or the line's Dirichlet nodes). lim: rows q < lim of this
+// are the neighbouring chunks' or the line's Dirichlet nodes). mass(q): the identity term
+// of row q's diagonal (1; 1/2 on a halved Neumann end row). lim: rows q < lim of this
 // lane are unknowns of the line. Every lane of the warp must call it, converged.
-template <class T, int C, class Face>
-__device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, int lim) {
+template <class T, int C, class Face, class Mass>
+__device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, int lim) {
   static_assert(C >= 3, "a chunk needs inner rows and a separator");
   constexpr int M = C - 1;  // inner rows
   constexpr unsigned kAll = 0xffffffffu;
@@ -45,7 +47,7 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, int lim) {
   // padding's faces hold (anything) out of the solve.
   auto lo = [&](int q) { return q < lim && (lane | q) != 0 ? -w[q] : T(0); };
   auto up = [&](int q) { return q + 1 < lim ? -w[q + 1] : T(0); };
-  auto dg = [&](int q) { return q < lim ? T(1) + w[q] + w[q + 1] : T(1); };
+  auto dg = [&](int q) { return q < lim ? mass(q) + w[q] + w[q + 1] : T(1); };
 #pragma unroll
   for (int q = 0; q < C; ++q)
     if (q >= lim) v[q] = T(0);
@@ -137,15 +139,28 @@ struct VarPassArgs {
   T* u;            // u, updated in place (z pass)
 };
 
+// Plain y/z solves of an alpha field (yz_var_kernel with kSolveOnly, TileLineSolve): the
+// nodes [first, last] per axis that are solved, as in SolveArgs.
+template <class T>
+struct VarSolveArgs : VarPassArgs<T> {
+  int first[3];
+  int last[3];
+};
+
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2): yz_pass_kernel with an alpha tile after the data
 // tile (n rows: the line's Dirichlet nodes give the end faces). Block 256 threads,
 // persistent over the tiles of L lines. Data: R rows, alpha: n rows, of L+1 values. Rows
 // of a lane's chunk past the line are not read (padding is 0); alpha reads past row n-1
-// are clamped to it. Dynamic shared memory: yz_var_smem_bytes.
-template <class T, int L>
+// are clamped to it. kSolveOnly: a plain solve of d in place over the unknowns
+// a.first..a.last of each axis (VarSolveArgs); the data tile then holds all n nodes of
+// the line, so that a Dirichlet end value (s d, s the end face's weight) moves into the
+// first or last row from the tile, and a Neumann end row is halved (its outer face has no
+// weight and its identity term is 1/2), as TileLineSolve's constant-alpha rows are.
+// Dynamic shared memory: yz_var_smem_bytes.
+template <class T, int L, bool kSolveOnly = false>
 std::size_t yz_var_smem_bytes(int n) {
-  return static_cast<std::size_t>(2 * n - 2) * (L + 1) * sizeof(T);
+  return static_cast<std::size_t>(kSolveOnly ? 2 * n : 2 * n - 2) * (L + 1) * sizeof(T);
 }
 
 // Blocks per SM the register budget is cut for.
@@ -154,8 +169,9 @@ constexpr int yz_var_min_blocks() {
   return sizeof(T) == 4 && C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis>
-__global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kernel(VarPassArgs<T> a) {
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false>
+__global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
+    yz_var_kernel(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>> a) {
   constexpr int kThreads = 256;
   constexpr int LPW = L / 8;        // lines per warp
   constexpr int RS = kThreads / L;  // rows per sweep of the block
@@ -163,23 +179,36 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kerne
   static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int n = a.n[kAxis];
-  const int R = n - 2;
-  T* tile = reinterpret_cast<T*>(smem_raw);
-  T* atile = tile + R * P;
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  constexpr int kOther = kAxis == 1 ? 2 : 1;  // the axis that numbers the tiles' planes
+  // Nodes solved along the line, the columns and the planes (VarSolveArgs).
+  int first = 1, R = n - 2, i_first = 1, i_last = nx - 2, o_first = 1, planes = a.n[kOther] - 2;
+  if constexpr (kSolveOnly) {
+    first = a.first[kAxis];
+    R = a.last[kAxis] - first + 1;
+    i_first = a.first[0];
+    i_last = a.last[0];
+    o_first = a.first[kOther];
+    planes = a.last[kOther] - o_first + 1;
+  }
+  // The data tile's row 0 is node d0 of the line: node 1 (the unknowns only), or node 0.
+  constexpr int d0 = kSolveOnly ? 0 : 1;
+  const int data_rows = kSolveOnly ? n : R;
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  T* atile = tile + data_rows * P;
   const int tiles_i = (nx + L - 1) / L;
-  const int total = tiles_i * ((kAxis == 1 ? a.n[2] : ny) - 2);
+  const int total = tiles_i * planes;
   const int tid = threadIdx.x;
 
   const int col = tid % L, row0 = tid / L;
   const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
   const std::size_t sweep = RS * row_stride;
-  // Offset of (node row0, column col) of tile t (row 0: the line's first Dirichlet node).
+  // Offset of (node row0, column col) of tile t (row 0: the line's node 0).
   auto offset = [&](int t, bool& ok) -> std::size_t {
     const int i = (t % tiles_i) * L + col;
-    const std::size_t o = 1 + t / tiles_i;
-    ok = i >= 1 && i <= nx - 2;
+    const std::size_t o = o_first + t / tiles_i;
+    ok = i >= i_first && i <= i_last;
     return i + (kAxis == 1 ? nxy * o : nx * o) + row0 * row_stride;
   };
   auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows) {
@@ -192,34 +221,67 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>())) yz_var_kerne
   const int warp = tid / 32, lane = tid & 31;
   const int lim = R - lane * C;
   const T tw = a.tau * a.inv_h2[kAxis];
+  // Node of row q of this lane's chunk (solve-only; the fused passes: node lane C + q + 1).
+  const int lane_node = first + lane * C;
+  const bool halve_lo = kSolveOnly && first == 0;          // Neumann end rows
+  const bool halve_hi = kSolveOnly && first + R == n;
   for (int t = blockIdx.x; t < total; t += gridDim.x) {
     __syncthreads();  // the last tile's stores are done
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
-    copy_rows(a.d, tile, p0 + row_stride, ok, R);
+    copy_rows(a.d, tile, p0 + d0 * row_stride, ok, data_rows);
     copy_rows(a.alpha, atile, p0, ok, n);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
 #pragma unroll 1
     for (int s = 0; s < LPW; ++s) {
-      T* c = tile + lane * C * P + warp * LPW + s;
+      T* c = tile + (lane_node - d0) * P + warp * LPW + s;
       const T* ca = atile + warp * LPW + s;
       T v[C];
 #pragma unroll
       for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
-      // Face q: nodes lane C + q and lane C + q + 1 of the line.
       auto al = [&](int m) { return ca[min(m, n - 1) * P]; };
-      warp_solve_var<T, C>(v, [&](int q) { return face_weight(al(lane * C + q), al(lane * C + q + 1), tw); }, lim);
+      if constexpr (kSolveOnly) {
+        // Face q of the chunk joins nodes lane_node + q - 1 and lane_node + q; faces out
+        // of the line (past a Neumann end, or padding) weigh nothing.
+        auto face = [&](int q) {
+          const int m = lane_node + q;
+          return m >= 1 && m <= n - 1 ? face_weight(al(m - 1), al(m), tw) : T(0);
+        };
+        if (lane == 0) {
+          if (halve_lo)
+            v[0] *= T(0.5);
+          else
+            v[0] += face(0) * c[-P];  // the Dirichlet node before the line
+        }
+#pragma unroll
+        for (int q = 0; q < C; ++q)
+          if (q == lim - 1) {  // the line's last unknown
+            if (halve_hi)
+              v[q] *= T(0.5);
+            else
+              v[q] += face(q + 1) * c[(q + 1) * P];
+          }
+        warp_solve_var<T, C>(
+            v, face,
+            [&](int q) { return (halve_lo && lane == 0 && q == 0) || (halve_hi && q == lim - 1) ? T(0.5) : T(1); },
+            lim);
+      } else {
+        // Face q: nodes lane C + q and lane C + q + 1 of the line.
+        warp_solve_var<T, C>(
+            v, [&](int q) { return face_weight(al(lane * C + q), al(lane * C + q + 1), tw); },
+            [](int) { return T(1); }, lim);
+      }
 #pragma unroll
       for (int q = 0; q < C; ++q)
         if (q < lim) c[q * P] = v[q];
     }
     __syncthreads();
     if (!ok) continue;
-    const T* x = tile + row0 * P + col;
-    const std::size_t p1 = p0 + row_stride;  // node row0 + 1: data row row0
-    if (kAxis == 1) {
+    const T* x = tile + (first - d0 + row0) * P + col;
+    const std::size_t p1 = p0 + first * row_stride;  // node row0 + first: unknown row row0
+    if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p1;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {

@@ -123,11 +123,20 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
                  }),
                  3 * field_bytes});
-  for (int axis = 0; axis < 3; ++axis)
-    out.push_back({axis == 0 ? "solve_x_var" : axis == 1 ? "solve_y_var" : "solve_z_var",
-                   axis == 0 ? to_string(CudaPolicy{}.x_solve) : "thomas, generated rows",
-                   median_ms(stream, repetitions, [&] { backend.solve_lines(vop, axis, tau, r.data()); }),
-                   3 * field_bytes});
+  out.push_back({"solve_x_var", to_string(CudaPolicy{}.x_solve),
+                 median_ms(stream, repetitions, [&] { backend.solve_lines(vop, 0, tau, r.data()); }), 3 * field_bytes});
+  // y and z: the tile kernels with an alpha tile (default), then per-thread Thomas.
+  for (int axis = 1; axis < 3; ++axis)
+    for (bool tiles : {true, false}) {
+      CudaPolicy p{};
+      p.yz_tiles = tiles;
+      backend.set_policy(p);
+      out.push_back({axis == 1 ? "solve_y_var" : "solve_z_var",
+                     tiles ? "tiles, warp per line" : "thomas, generated rows",
+                     median_ms(stream, repetitions, [&] { backend.solve_lines(vop, axis, tau, r.data()); }),
+                     3 * field_bytes});
+    }
+  backend.set_policy(CudaPolicy{});
   out.push_back({"douglas_step_var", "unfused (rhs, 3 solves, axpy)", median_ms(stream, repetitions, [&] {
                    backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
                    for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());

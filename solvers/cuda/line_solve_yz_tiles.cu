@@ -1,15 +1,18 @@
-// TileLineSolve (line_solve_yz_tiles.hpp): y and z lines of constant alpha solved by the
-// fused step's y/z tile kernel in its plain-solve form (fused_step_kernels.cuh,
-// yz_pass_kernel with kSolveOnly), 2 arrays per point.
+// TileLineSolve (line_solve_yz_tiles.hpp): y and z lines solved by the fused step's y/z
+// tile kernels in their plain-solve form: constant alpha by yz_pass_kernel
+// (fused_step_kernels.cuh), an alpha field by yz_var_kernel (fused_step_var_kernels.cuh),
+// both with kSolveOnly.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/line_solve_yz_tiles.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace adi3d::cuda {
@@ -17,21 +20,8 @@ namespace {
 
 template <class T>
 using SolveKernel = void (*)(fused::SolveArgs<T>);
-
-// The unknown nodes along a line: Dirichlet end nodes are not unknowns.
-struct UnknownRange {
-  int first, last;
-};
-
 template <class T>
-UnknownRange unknown_range(const OperatorView<T>& op, int axis) {
-  return {op.lo[axis] == BoundaryKind::dirichlet ? 1 : 0,
-          op.hi[axis] == BoundaryKind::dirichlet ? op.n[axis] - 2 : op.n[axis] - 1};
-}
-
-}  // namespace
-
-namespace {
+using FieldKernel = void (*)(fused::VarSolveArgs<T>);
 
 // The plain-solve tile kernel for lines along axis (1 or 2) and chunk capacity cap.
 template <class T>
@@ -41,6 +31,47 @@ SolveKernel<T> solve_kernel(int axis, int cap) {
     return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
                      : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;
   });
+}
+
+// The same for lines through an alpha field.
+template <class T>
+FieldKernel<T> field_kernel(int axis, int cap) {
+  constexpr int L = fused::kVarYZLines<T>;
+  return fused::with_chunk_cap(cap, [&](auto C) -> FieldKernel<T> {
+    return axis == 1 ? fused::yz_var_kernel<T, L, C.value, 1, true> : fused::yz_var_kernel<T, L, C.value, 2, true>;
+  });
+}
+
+// Whether the kernel's shared memory fits the device, and the blocks of 256 threads the
+// device holds at once.
+template <class Kernel>
+std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device) {
+  int optin = 0, sms = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (smem > static_cast<std::size_t>(optin)) return {false, 0};
+  // The occupancy query counts no block whose shared memory exceeds the kernel's limit.
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+  return {true, std::max(1, per_sm) * sms};
+}
+
+// Launches kernel(args) on `blocks` blocks of 256 threads. The shared-memory limit is set
+// at every launch: it belongs to the kernel, and an entry for another line length with the
+// same kernel may have set it lower since (the fused step does the same).
+template <class Kernel, class Args>
+void launch_tiles(Kernel kernel, const Args& args, int blocks, std::size_t smem, cudaStream_t stream) {
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  kernel<<<blocks, 256, smem, stream>>>(args);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+// Tiles of lines along axis: tiles of L columns (x) times the planes across both.
+template <class Span>
+int tile_count(const Span& span, int axis, int L, int nx) {
+  const int other = axis == 2 ? 1 : 2;
+  return (nx + L - 1) / L * (span.last[other] - span.first[other] + 1);
 }
 
 }  // namespace
@@ -61,20 +92,12 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], false, 0, 0, T(0), {}};
-  int optin = 0, sms = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, T(0), {}};
   f.smem = fused::with_chunk_cap(
       cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C.value, false>(last - first + 3); });
-  f.fits = f.smem <= static_cast<std::size_t>(optin);
-  if (f.fits) {
-    const SolveKernel<T> kernel = solve_kernel<T>(axis, cap);
-    ADI3D_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(f.smem)));
-    int per_sm = 0;
-    ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, f.smem));
-    f.resident_blocks = std::max(1, per_sm) * sms;
+  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap), f.smem, device);
+  f.fit = {fits, resident};
+  if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
     std::vector<T> h(count, T(0));
     f.s = fused::tile_line_factors(op, axis, tau, first, last, cap, h.data());
@@ -88,35 +111,60 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
 
 template <class T>
 bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
-  if ((axis != 1 && axis != 2) || op.alpha_field || op.lo[axis] == BoundaryKind::periodic) return false;
+  if ((axis != 1 && axis != 2) || op.lo[axis] == BoundaryKind::periodic) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
-  // over the unknowns of the line's own axis.
-  UnknownRange range[3];
-  for (int a = 0; a < 3; ++a) range[a] = a == axis ? unknown_range(op, a) : UnknownRange{0, op.n[a] - 1};
-  const int unknowns = range[axis].last - range[axis].first + 1;
+  // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns.
+  Span span{};
+  for (int a = 0; a < 3; ++a) {
+    span.first[a] = a == axis && op.lo[a] == BoundaryKind::dirichlet ? 1 : 0;
+    span.last[a] = a == axis && op.hi[a] == BoundaryKind::dirichlet ? op.n[a] - 2 : op.n[a] - 1;
+  }
+  const int unknowns = span.last[axis] - span.first[axis] + 1;
   const int cap = fused::chunk_cap(unknowns + 2);
   if (cap == 0) return false;
   // Every row a Dirichlet row, or no line: d is its own solution.
   for (int a = 0; a < 3; ++a)
-    if (range[a].last < range[a].first) return true;
+    if (span.last[a] < span.first[a]) return true;
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  const Factors& f = factors(op, axis, tau, range[axis].first, range[axis].last, cap, device, stream);
-  if (!f.fits) return false;
-  constexpr int L = fused::kYZLines<T>;
-  const int other = axis == 2 ? 1 : 2;
-  const int tiles = (op.n[0] + L - 1) / L * (range[other].last - range[other].first + 1);
+  if (op.alpha_field) {
+    auto launch = std::find_if(field_launches_.begin(), field_launches_.end(), [&](const FieldLaunch& l) {
+      return l.device == device && l.axis == axis && l.n == op.n[axis] && l.cap == cap;
+    });
+    if (launch == field_launches_.end()) {
+      const std::size_t smem = fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, true>(op.n[axis]);
+      const auto [fits, resident] = fit_launch(field_kernel<T>(axis, cap), smem, device);
+      field_launches_.push_back({device, axis, op.n[axis], cap, {fits, resident}, smem});
+      launch = field_launches_.end() - 1;
+    }
+    if (!launch->fit.fits) return false;
+    fused::VarSolveArgs<T> args{};
+    for (int a = 0; a < 3; ++a) {
+      args.n[a] = op.n[a];
+      args.inv_h2[a] = op.inv_h2[a];
+      args.first[a] = span.first[a];
+      args.last[a] = span.last[a];
+    }
+    args.tau = tau;
+    args.alpha = op.alpha_field;
+    args.d = d;
+    const int tiles = tile_count(span, axis, fused::kVarYZLines<T>, op.n[0]);
+    launch_tiles(field_kernel<T>(axis, cap), args, std::min(tiles, launch->fit.resident_blocks), launch->smem, stream);
+    return true;
+  }
+  const Factors& f = factors(op, axis, tau, span.first[axis], span.last[axis], cap, device, stream);
+  if (!f.fit.fits) return false;
   fused::SolveArgs<T> args{};
   for (int a = 0; a < 3; ++a) {
     args.n[a] = op.n[a];
-    args.first[a] = range[a].first;
-    args.last[a] = range[a].last;
+    args.first[a] = span.first[a];
+    args.last[a] = span.last[a];
   }
   args.d = d;
   args.chunk_factors = f.values.data();
   args.s = f.s;
-  solve_kernel<T>(axis, cap)<<<std::min(tiles, f.resident_blocks), 256, f.smem, stream>>>(args);
-  ADI3D_CUDA_LAUNCH_CHECK();
+  const int tiles = tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
+  launch_tiles(solve_kernel<T>(axis, cap), args, std::min(tiles, f.fit.resident_blocks), f.smem, stream);
   return true;
 }
 

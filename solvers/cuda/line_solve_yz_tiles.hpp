@@ -11,13 +11,15 @@ struct CUstream_st;
 namespace adi3d::cuda {
 
 // Lines along y or z of (I - tau A_axis) x = d, in place, through the fused step's y/z
-// tile kernels: each value of d read and written once (2 arrays per point), a warp per
-// line. Takes constant alpha, Dirichlet or Neumann ends on the lines (not periodic: those
-// are cyclic), any faces on the other axes, and up to 1056 unknowns per line. Every line
-// is solved, face lines of the other axes too, as the other line solvers do; the values
-// of d on a line's Dirichlet end nodes enter its first and last rows. The factors of each
-// (axis, n, ends, tau, alpha, h) are made once on the host and kept on the device: the
-// Poisson iteration cycles through a few tau.
+// tile kernels: each value of d read and written once (2 arrays per point; 3 with an
+// alpha field, whose tile comes along), a warp per line. Takes Dirichlet or Neumann ends
+// on the lines (not periodic: those are cyclic), any faces on the other axes, and up to
+// 1056 unknowns per line. Every line is solved, face lines of the other axes too, as the
+// other line solvers do; the values of d on a line's Dirichlet end nodes enter its first
+// and last rows. Constant alpha: the factors of each (axis, n, ends, tau, alpha, h) are
+// made once on the host and kept on the device (the Poisson iteration cycles through a
+// few tau). An alpha field: each warp forms its line's rows from the alpha tile
+// (fused_step_var_kernels.cuh, a partition solve of the line).
 template <class T>
 class TileLineSolve {
  public:
@@ -25,24 +27,42 @@ class TileLineSolve {
   bool run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream);
 
  private:
+  // Whether a kernel's tile fits the device's shared memory, and how many of its blocks
+  // the whole device holds at once.
+  struct Fit {
+    bool fits;
+    int resident_blocks;
+  };
+  // Per (device, axis, n, cap): the launch of the alpha-field kernel (no factors).
+  struct FieldLaunch {
+    int device, axis, n, cap;
+    Fit fit;
+    std::size_t smem;
+  };
+  // The nodes of one call's lines per axis: the unknowns along the lines' axis, every
+  // node across it.
+  struct Span {
+    int first[3], last[3];
+  };
+
   // Per (device, axis, n, ends, tau, alpha, h): the warp solve's factors and the launch.
   struct Factors {
     int device, axis, n;
     BoundaryKind lo, hi;
     T tau, alpha, inv_h2;
-    bool fits;                // the tile fits the device's shared memory; else not taken
-    std::size_t smem;         // dynamic shared memory per block
-    int resident_blocks;      // blocks resident on the whole device at once
-    T s;                      // -a of the interior rows
-    Array<T> values;          // the warp solve's alpha, Gf, Gb (3 x 32 cap)
+    Fit fit;
+    std::size_t smem;  // dynamic shared memory per block
+    T s;               // -a of the interior rows
+    Array<T> values;   // the warp solve's alpha, Gf, Gb (3 x 32 cap)
   };
   // The cached entry for lines along axis whose unknowns are first..last (the key's ends
   // and n fix them), made on first use: the queries of device attributes and occupancy
-  // and the kernel's shared-memory attribute are paid once, not per solve.
+  // are paid once, not per solve.
   const Factors& factors(const OperatorView<T>& op, int axis, T tau, int first, int last, int cap, int device,
                          CUstream_st* stream);
 
   std::vector<Factors> cache_;
+  std::vector<FieldLaunch> field_launches_;
 };
 
 }  // namespace adi3d::cuda

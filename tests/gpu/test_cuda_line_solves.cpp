@@ -156,8 +156,9 @@ TYPED_TEST(CudaLineSolve, YZTilesRoutingMatchesCpu) {
   for (int axis = 1; axis < 3; ++axis) this->check(axis, with_yz_tiles(true), {{3, 3, 3}, {9, 70, 66}});
 }
 
-// The tile kernels, for y and z lines of constant alpha: every chunk capacity of the warp
-// solve (1 to 1056 unknowns per line), Dirichlet and Neumann line ends, Dirichlet,
+// The tile kernels, for y and z lines of constant alpha and through an alpha field: every
+// chunk capacity of the warp solve (1 to 1056 unknowns per line), Dirichlet and Neumann
+// line ends, Dirichlet,
 // Neumann and periodic faces on the other axes (their face lines are solved too), tile
 // columns past nx, random data on the Dirichlet nodes (their values enter the first and
 // last rows).
@@ -176,11 +177,25 @@ TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
           if (ends == B::neumann && m > 1056) continue;  // 1058 unknowns: beyond the tiles
           for (std::array<int, 3> n : {std::array<int, 3>{67, 5, 4}, std::array<int, 3>{3, 4, 3}}) {
             n[axis] = m;
-            ASSERT_LE(this->compare(axis, n, bc, false), tolerance<TypeParam>())
-                << "axis " << axis << " " << describe(bc, n, false);
+            for (bool field : {false, true})
+              ASSERT_LE(this->compare(axis, n, bc, field), tolerance<TypeParam>())
+                  << "axis " << axis << " " << describe(bc, n, field);
           }
         }
       }
+}
+
+TYPED_TEST(CudaLineSolve, YZTilesAlternateLineLengthsOfOneKernel) {
+  // Lines of 500 and 400 nodes take the same kernel with different shared memory: the
+  // longer lines, solved again from their cached entry, must still launch (the kernel's
+  // limit is set at every launch, not once per entry).
+  set_cuda_policy(*this->gpu_, with_yz_tiles(true));
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::neumann);
+  for (bool field : {false, true})
+    for (int m : {500, 400, 500}) {
+      const std::array<int, 3> n{5, m, 4};
+      ASSERT_LE(this->compare(1, n, bc, field), tolerance<TypeParam>()) << describe(bc, n, field);
+    }
 }
 
 TYPED_TEST(CudaLineSolve, YZTilesFollowTauAndEvictFactors) {
