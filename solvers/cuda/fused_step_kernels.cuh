@@ -252,6 +252,23 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   }
 }
 
+// The lines of a y or z pass (kAxis): the nodes solved along each line (first, R of
+// them), the columns i_first..i_last and the planes o_first.. (planes of them) across.
+// The fused passes take the interior (1 to n-2 on every axis); a plain solve (kSolveOnly:
+// SolveArgs or VarSolveArgs) takes its args' first and last.
+struct TileSpan {
+  int first, R, i_first, i_last, o_first, planes;
+};
+template <int kAxis, bool kSolveOnly, class Args>
+__device__ __forceinline__ TileSpan tile_span(const Args& a) {
+  constexpr int kOther = kAxis == 1 ? 2 : 1;  // the axis that numbers the tiles' planes
+  if constexpr (kSolveOnly)
+    return {a.first[kAxis], a.last[kAxis] - a.first[kAxis] + 1, a.first[0], a.last[0], a.first[kOther],
+            a.last[kOther] - a.first[kOther] + 1};
+  else
+    return {1, a.n[kAxis] - 2, 1, a.n[0] - 2, 1, a.n[kOther] - 2};
+}
+
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2). Block 256 threads, persistent over the tiles
 // (ceil(nx / L) per line of tiles, times n_other - 2), one tile at a time (the other
@@ -296,17 +313,9 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
   T* tile = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  constexpr int kOther = kAxis == 1 ? 2 : 1;  // the axis that numbers the tiles' planes
-  // Nodes solved along the line, the columns and the planes (SolveArgs).
-  int first = 1, R = a.n[kAxis] - 2, i_first = 1, i_last = nx - 2, o_first = 1, planes = a.n[kOther] - 2;
-  if constexpr (kSolveOnly) {
-    first = a.first[kAxis];
-    R = a.last[kAxis] - first + 1;
-    i_first = a.first[0];
-    i_last = a.last[0];
-    o_first = a.first[kOther];
-    planes = a.last[kOther] - o_first + 1;
-  }
+  const TileSpan span = tile_span<kAxis, kSolveOnly>(a);
+  const int first = span.first, R = span.R, i_first = span.i_first, i_last = span.i_last, o_first = span.o_first,
+            planes = span.planes;
   const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
   T* utile = tile + tile_elems;
   T* fac = utile + (kAsyncU ? tile_elems : 0);

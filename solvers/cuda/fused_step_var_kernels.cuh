@@ -181,17 +181,9 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
   const int n = a.n[kAxis];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  constexpr int kOther = kAxis == 1 ? 2 : 1;  // the axis that numbers the tiles' planes
-  // Nodes solved along the line, the columns and the planes (VarSolveArgs).
-  int first = 1, R = n - 2, i_first = 1, i_last = nx - 2, o_first = 1, planes = a.n[kOther] - 2;
-  if constexpr (kSolveOnly) {
-    first = a.first[kAxis];
-    R = a.last[kAxis] - first + 1;
-    i_first = a.first[0];
-    i_last = a.last[0];
-    o_first = a.first[kOther];
-    planes = a.last[kOther] - o_first + 1;
-  }
+  const TileSpan span = tile_span<kAxis, kSolveOnly>(a);
+  const int first = span.first, R = span.R, i_first = span.i_first, i_last = span.i_last, o_first = span.o_first,
+            planes = span.planes;
   // The data tile's row 0 is node d0 of the line: node 1 (the unknowns only), or node 0.
   constexpr int d0 = kSolveOnly ? 0 : 1;
   const int data_rows = kSolveOnly ? n : R;

@@ -65,6 +65,30 @@ class FusedPassFactors : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FusedPassFactors, Precisions);
 
+// y lines of a 3 x m x 3 grid between Dirichlet faces, at tau = scale h^2: random data with
+// zero end values (as du has there) and the CPU backend's solve of it.
+template <class T>
+struct DirichletLines {
+  Diffusion<T> d;
+  T tau;
+  std::vector<T> rhs, want;
+  T at(const std::vector<T>& f, int j) const { return f[d.grid.index(1, j, 1)]; }  // line (1, 1)
+};
+template <class T>
+DirichletLines<T> dirichlet_lines(int m, double scale, std::mt19937& rng) {
+  const BoundarySpec bc = test::boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                             BoundaryKind::dirichlet);
+  DirichletLines<T> l{test::make_diffusion<T>({3, m, 3}, bc, false, rng), T(0), {}, {}};
+  const OperatorView<T> op = make_operator_view(l.d, nullptr);
+  l.tau = static_cast<T>(scale / op.inv_h2[1]);
+  l.rhs = test::random_field<T>(l.d.grid.size(), rng);
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < 3; ++i) l.rhs[l.d.grid.index(i, 0, k)] = l.rhs[l.d.grid.index(i, m - 1, k)] = T(0);
+  l.want = l.rhs;
+  make_cpu_backend<T>()->solve_lines(op, 1, l.tau, l.want.data());
+  return l;
+}
+
 TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
   using T = TypeParam;
   using B = BoundaryKind;
@@ -122,34 +146,22 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
   // values): lines between Dirichlet faces whose end values are 0, as du is there.
   using T = TypeParam;
   std::mt19937 rng(12);
-  const auto cpu = make_cpu_backend<T>();
   const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
-  const BoundarySpec bc = test::boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
-                                             BoundaryKind::dirichlet);
   for (const int m : {3, 4, 99, 100, 545, 1058})
     for (const double scale : {0.3, 4.0, 50.0}) {
-      const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
-      const OperatorView<T> op = make_operator_view(d, nullptr);
-      const T tau = static_cast<T>(scale / op.inv_h2[1]);
-      std::vector<T> want = test::random_field<T>(d.grid.size(), rng);
-      for (int j : {0, m - 1})
-        for (int k = 0; k < 3; ++k)
-          for (int i = 0; i < 3; ++i) want[d.grid.index(i, j, k)] = T(0);
-      std::vector<T> rhs = want;
-      cpu->solve_lines(op, 1, tau, want.data());
+      const DirichletLines<T> l = dirichlet_lines<T>(m, scale, rng);
       const int cap = cuda::fused::chunk_cap(m);
       ASSERT_NE(cap, 0) << m;
       std::vector<T> all(cuda::fused::pass_factor_count(m, cap), T(0));
-      const T s = cuda::fused::pass_factors(op, 1, tau, cap, all.data());
+      const T s = cuda::fused::pass_factors(make_operator_view(l.d, nullptr), 1, l.tau, cap, all.data());
       const std::vector<T> fac(all.begin() + 3 * m, all.end());
       std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
-      for (int r = 0; r < m - 2; ++r) v[r] = rhs[d.grid.index(1, r + 1, 1)];
+      for (int r = 0; r < m - 2; ++r) v[r] = l.at(l.rhs, r + 1);
       model_warp_solve(v, fac, cap, s);
       double err = 0, scale_x = 0;
       for (int r = 0; r < m - 2; ++r) {
-        const double x = want[d.grid.index(1, r + 1, 1)];
-        err = std::max(err, std::fabs(double(v[r]) - x));
-        scale_x = std::max(scale_x, std::fabs(x));
+        err = std::max(err, std::fabs(double(v[r]) - double(l.at(l.want, r + 1))));
+        scale_x = std::max(scale_x, std::fabs(double(l.at(l.want, r + 1))));
       }
       EXPECT_LE(err, tol * scale_x) << "n " << m << " tau scale " << scale;
     }
@@ -161,27 +173,16 @@ TYPED_TEST(FusedPassFactors, LongLinesGetFallbackFactorsWithinTheirCount) {
   // values, and those must solve the line.
   using T = TypeParam;
   std::mt19937 rng(13);
-  const auto cpu = make_cpu_backend<T>();
   const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
-  const BoundarySpec bc = test::boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
-                                             BoundaryKind::dirichlet);
   for (const int m : {1059, 1301}) {
     ASSERT_EQ(cuda::fused::chunk_cap(m), 0) << m;
-    const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
-    const OperatorView<T> op = make_operator_view(d, nullptr);
-    const T tau = static_cast<T>(4.0 / op.inv_h2[1]);
-    std::vector<T> want = test::random_field<T>(d.grid.size(), rng);
-    for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) want[d.grid.index(i, 0, k)] = want[d.grid.index(i, m - 1, k)] = T(0);
-    std::vector<T> rhs = want;
-    cpu->solve_lines(op, 1, tau, want.data());
-
+    const DirichletLines<T> l = dirichlet_lines<T>(m, 4.0, rng);
     const std::size_t count = cuda::fused::pass_factor_count(m, 0);
     constexpr std::size_t kGuard = 4096;
     const T sentinel = T(-12345);
     std::vector<T> all(count + kGuard, sentinel);
     std::fill(all.begin(), all.begin() + count, T(0));
-    cuda::fused::pass_factors(op, 1, tau, 0, all.data());
+    cuda::fused::pass_factors(make_operator_view(l.d, nullptr), 1, l.tau, 0, all.data());
     EXPECT_EQ(std::count(all.begin() + count, all.end(), sentinel), static_cast<long>(kGuard)) << m;
 
     const T* inv = all.data();
@@ -189,13 +190,12 @@ TYPED_TEST(FusedPassFactors, LongLinesGetFallbackFactorsWithinTheirCount) {
     const T* cp = inv + 2 * m;
     std::vector<double> x(m, 0.0);
     double y = 0;
-    for (int r = 1; r < m - 1; ++r) x[r] = y = rhs[d.grid.index(1, r, 1)] * inv[r] - ainv[r] * y;
+    for (int r = 1; r < m - 1; ++r) x[r] = y = l.at(l.rhs, r) * inv[r] - ainv[r] * y;
     for (int r = m - 3; r >= 1; --r) x[r] -= cp[r] * x[r + 1];
     double err = 0, scale_x = 0;
     for (int r = 1; r < m - 1; ++r) {
-      const double w = want[d.grid.index(1, r, 1)];
-      err = std::max(err, std::fabs(x[r] - w));
-      scale_x = std::max(scale_x, std::fabs(w));
+      err = std::max(err, std::fabs(x[r] - double(l.at(l.want, r))));
+      scale_x = std::max(scale_x, std::fabs(double(l.at(l.want, r))));
     }
     EXPECT_LE(err, tol * scale_x) << "n " << m;
   }
