@@ -229,10 +229,10 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 // the y and z passes (fused::kYZLines), u by cp.async in the z pass (rows per lane
 // chunk: fused::kChunkCaps).
 // Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
-// x pass, 3 slots against 4 (adi3d_fused_tune 512, H100, 2026-11-23; output bitwise the
-// same): float 0.599 against 0.529 ms (the extra barrier per plane costs more than the
-// third block per SM gains); double 0.973 against 1.023 ms for the pass, but the whole
-// double step measured the same (3.055 ms both), so 4 slots stay for both precisions.
+// A 3-slot x pass (u of plane k-1 in registers, a second barrier per plane; commit
+// 40f8e14, removed after) ran, against these 4 slots (adi3d_fused_tune 512, H100,
+// 2026-11-23; output bitwise the same): float 0.599 against 0.529 ms, double 0.973
+// against 1.023 ms for the pass but 3.055 ms for the whole step either way.
 constexpr int kXLines = 8;
 constexpr int kXSlots = 4;
 template <class T>

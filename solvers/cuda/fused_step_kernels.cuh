@@ -160,11 +160,7 @@ std::size_t x_pass_smem_bytes(int nx) {
 
 template <class T, int L, int NS, int C, bool kSource>
 __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
-  // NS 4: planes k-1, k, k+1 in slots while k+2 loads; row j of plane k-1 is then warp j's
-  // staging row. NS 3: planes k and k+1 in slots while k+2 loads into the slot of k-1,
-  // row j of plane k-1 in registers (uprev), and warp j stages in its row of plane k once
-  // every warp has read that plane (a second barrier per plane): 3/4 of the shared memory.
-  static_assert(NS == 3 || NS == 4, "NS: 3 or 4 plane slots");
+  static_assert(NS == 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* slots = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
@@ -210,16 +206,9 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   // This lane's first row in a slot: row warp+1 of the slab, node i = 1 + lane C.
   const int lane_off = (warp + 1) * stride + 1 + lane * C;
   const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
-  T uprev[NS == 3 ? C : 1];  // NS 3: row j of plane k-1
-  if constexpr (NS == 3) {
-    cp_async_wait<0>();
-    __syncthreads();
-#pragma unroll
-    for (int q = 0; q < C; ++q) uprev[q] = slots[((kb - 1) % 3) * slot_elems + lane_off + q];
-  }
   for (int k = kb; k < ke; ++k) {
     cp_async_wait<0>();  // plane k+1 has landed (this thread's copies)
-    __syncthreads();     // everyone's copies; everyone is done with the slot that k+2 takes
+    __syncthreads();     // everyone's copies; everyone is done with plane k-2
     if (k + 2 <= ke) issue_plane(k + 2);
     cp_async_commit();
     const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
@@ -227,12 +216,12 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
       for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T)))
         prefetch_l2(a.f + row + nxy + i);
     }
-    const T* sc = slots + (NS == 4 ? k & 3 : k % 3) * slot_elems + lane_off;
+    const T* sc = slots + (k & 3) * slot_elems + lane_off;
     const T* sn = sc - stride;
     const T* ss = sc + stride;
-    const T* sp = slots + (NS == 4 ? (k + 1) & 3 : (k + 1) % 3) * slot_elems + lane_off;
-    // NS 4: row j of plane k-1, read by this warp alone from here on, then its staging row.
-    T* stage = slots + (NS == 4 ? (k + 3) & 3 : k % 3) * slot_elems + (warp + 1) * stride;
+    const T* sp = slots + ((k + 1) & 3) * slot_elems + lane_off;
+    // Row j of plane k-1: read by this warp alone from here on, then its staging row.
+    T* stage = slots + ((k + 3) & 3) * slot_elems + (warp + 1) * stride;
     const T* sm = stage + 1 + lane * C;
     T v[C];
 #pragma unroll
@@ -240,18 +229,10 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
       const T uc = sc[q];
       T sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
       sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
-      if constexpr (NS == 3) {
-        sum += wz * (uprev[q] - uc) + wz * (sp[q] - uc);
-        uprev[q] = uc;
-      } else {
-        sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
-      }
+      sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
       v[q] = sum;
     }
-    if constexpr (NS == 3)
-      __syncthreads();  // every warp has read plane k: row j becomes warp j's staging row
-    else
-      __syncwarp();
+    __syncwarp();
     if (kSource) {
       if (line)
         for (int i = 1 + lane; i < nx - 1; i += 32) stage[i] = a.f[row + i];

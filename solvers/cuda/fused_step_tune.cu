@@ -200,9 +200,6 @@ void run(int n, bool profile, bool steps_only) {
   if (!steps_only) {
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
   ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-  time_x<T, 8, 3>(a, copy_ms, "L8 NS3", d2);
-  time_x<T, 16, 3>(a, copy_ms, "L16 NS3", d2);
-  time_x<T, 4, 3>(a, copy_ms, "L4 NS3", d2);
   time_x<T, 4, 4>(a, copy_ms, "L4 NS4", d2);
   time_x<T, 16, 4>(a, copy_ms, "L16 NS4", d2);
   a.vec16 = 0;
