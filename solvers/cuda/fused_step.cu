@@ -3,9 +3,10 @@
 //   pass y: d = (I - tau Ay)^-1 d               (in place)
 //   pass z: u = u + (I - tau Az)^-1 d           (update fused into the solve)
 // Moves 7 arrays per point (x: u in, d out; y: d in, d out; z: d in, u in, u out), 8 with
-// a source. Dirichlet nodes keep du = 0: only interior rows are solved and boundary nodes
-// of u and d are never touched. The kernels and their technique are in
-// fused_step_kernels.cuh (warp-per-line chunked Thomas, cp.async streaming); lines longer
+// a source. Dirichlet nodes keep du = 0: only interior rows are solved; boundary nodes of u
+// are never touched, and of d only by the bulk x pass (zero increments on the x faces).
+// The kernels and their technique are in fused_step_kernels.cuh (warp-per-line chunked
+// Thomas, cp.async or sm_90 bulk-copy streaming); lines longer
 // than they take (n > 1058, or an x line whose planes do not fit in shared memory) go to
 // the thread-per-line tile kernel below, one pass at a time.
 #include "solvers/cuda/cuda_backend.cuh"
@@ -14,6 +15,7 @@
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var.hpp"
+#include "solvers/cuda/grid_dependency.cuh"
 #include "solvers/discretization.hpp"
 
 #include <cuda_runtime.h>
@@ -233,7 +235,15 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 // 40f8e14, removed after) ran, against these 4 slots (adi3d_fused_tune 512, H100,
 // 2026-11-23; output bitwise the same): float 0.599 against 0.529 ms, double 0.973
 // against 1.023 ms for the pass but 3.055 ms for the whole step either way.
+// Lines per block of the bulk x pass, same run: float 8 (0.411 ms) against 4 (0.428);
+// double 4 (0.792 ms, one block of 5 warps per SM) against 8 (0.809).
 constexpr int kXLines = 8;
+template <class T>
+constexpr int kXBulkLines = sizeof(T) == 8 ? 4 : 8;
+template <class T>
+int x_lines(bool bulk) {
+  return bulk ? kXBulkLines<T> : kXLines;
+}
 constexpr int kXSlots = 4;
 template <class T>
 constexpr bool kZAsyncU = sizeof(T) == 8;
@@ -241,8 +251,12 @@ constexpr bool kZAsyncU = sizeof(T) == 8;
 template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
 
+// bulk: the x pass of bulk copies (x_pass_bulk_kernel), where plan_x_bulk allows it.
 template <class T, int C>
-PassKernel<T> chunked_kernel(int axis, bool source) {
+PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false) {
+  if (axis == 0 && bulk)
+    return source ? fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, true>
+                  : fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, false>;
   if (axis == 0)
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
@@ -251,7 +265,8 @@ PassKernel<T> chunked_kernel(int axis, bool source) {
 }
 
 template <class T, int C>
-std::size_t chunked_smem_bytes(int axis, int n) {
+std::size_t chunked_smem_bytes(int axis, int n, bool bulk = false) {
+  if (axis == 0 && bulk) return fused::x_pass_bulk_smem_bytes<T, kXBulkLines<T>, kXSlots, C>(n);
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
   if (axis == 1) return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C, false>(n);
   return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C, kZAsyncU<T>>(n);
@@ -269,6 +284,18 @@ int pass_kind(int axis, int n, int optin) {
   return 0;
 }
 
+// The x pass by bulk copies: rows of nx values a whole number of 16-byte units, a device
+// that has them (sm_90), and the plane slots and staging rows within shared memory.
+template <class T>
+bool plan_x_bulk(int nx, int device, int optin) {
+  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !has_bulk_copies(device)) return false;
+  const int cap = fused::chunk_cap(nx);
+  return cap != 0 && fused::with_chunk_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(0, nx, true); }) <=
+                         static_cast<std::size_t>(optin);
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 }  // namespace
 
 template <class T>
@@ -284,11 +311,13 @@ bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
 }
 
 template <class T>
-void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
+void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, bool aligned) {
   Plan& p = plan_;
   for (int a = 0; a < 3; ++a) p.n[a] = n[a];
   p.device = device;
   p.source = source;
+  p.aligned = aligned;
+  p.bulk_device = has_bulk_copies(device);
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -299,11 +328,13 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
     p.cap[axis] = fused::chunk_cap(na);
     p.grid[axis][1] = 1;
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
+    const bool bulk = axis == 0 && aligned && plan_x_bulk<T>(na, device, optin);
+    if (axis == 0) p.x_bulk = bulk;
     const PassKernel<T> kernel =
-        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk); });
     p.smem[axis] =
-        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na); });
-    p.threads[axis] = axis == 0 ? 32 * kXLines : 256;
+        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk); });
+    p.threads[axis] = axis == 0 ? 32 * (x_lines<T>(bulk) + (bulk ? 1 : 0)) : 256;
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(p.smem[axis])));
     int per_sm = 0;
@@ -313,7 +344,7 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source) {
     if (axis == 0) {
       // One wave: split the planes among blocks of the same j tile as far as the resident
       // blocks allow (a block loads two planes beyond its range).
-      const int tiles = (n[1] - 2 + kXLines - 1) / kXLines;
+      const int tiles = (n[1] - 2 + x_lines<T>(bulk) - 1) / x_lines<T>(bulk);
       const int planes = n[2] - 2;
       const int split = std::max(1, std::min(planes, resident / tiles));
       p.kseg = (planes + split - 1) / split;
@@ -369,9 +400,10 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     host_factors_ = std::move(h);
   }
   const bool source = f != nullptr;
-  if (plan_.device != device || plan_.source != source || plan_.n[0] != op.n[0] ||
+  const bool aligned = aligned16(u) && aligned16(d);
+  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
       plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2])
-    make_plan(op.n, device, source);
+    make_plan(op.n, device, source, aligned);
 
   args.dt = dt;
   args.u_in = u;
@@ -379,7 +411,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   args.d = d;
   args.u = u;
   args.kseg = plan_.kseg;
-  args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && reinterpret_cast<std::uintptr_t>(u) % 16 == 0;
+  args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && aligned16(u);
   for (int axis = 0; axis < 3; ++axis) {
     args.factors = factors_.data() + offset[axis];
     args.chunk_factors = args.factors + 3 * op.n[axis];
@@ -390,14 +422,14 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       if (axis == 2) launch_fallback_pass<T, 2>(args, s);
       continue;
     }
-    const PassKernel<T> kernel =
-        fused::with_chunk_cap(plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source); });
+    const PassKernel<T> kernel = fused::with_chunk_cap(
+        plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, axis == 0 && plan_.x_bulk); });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_.smem[axis])));
     const dim3 grid(plan_.grid[axis][0], plan_.grid[axis][1]);
-    kernel<<<grid, plan_.threads[axis], plan_.smem[axis], s>>>(args);
-    ADI3D_CUDA_LAUNCH_CHECK();
+    launch_overlapped(kernel, grid, plan_.threads[axis], plan_.smem[axis], s, overlapped_ && plan_.bulk_device,
+                      args);
   }
   return true;
 }

@@ -41,6 +41,9 @@ class FusedDouglasStep {
   // factors (I - tau A_axis); d is a grid-sized scratch. Returns false, launching nothing,
   // where applies() is false.
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
+  // Whether a pass may start while the kernel before it finishes (programmatic dependent
+  // launch, sm_90; on by default). For measurements.
+  void set_overlapped_launches(bool on) { overlapped_ = on; }
 
  private:
   // Launch plan of the three passes for one grid shape, device and source/no source.
@@ -48,6 +51,9 @@ class FusedDouglasStep {
     int n[3] = {0, 0, 0};
     int device = -1;
     bool source = false;
+    bool aligned = false;      // u and d 16-byte aligned
+    bool bulk_device = false;  // compute capability 9.0 or newer
+    bool x_bulk = false;   // the x pass by bulk copies
     int kind[3] = {0, 0, 0};   // 1: chunked warp kernels, 2: fallback tile kernel
     int cap[3] = {0, 0, 0};    // rows per lane chunk of the warp solve (odd)
     int threads[3] = {0, 0, 0};
@@ -55,13 +61,14 @@ class FusedDouglasStep {
     std::size_t smem[3] = {0, 0, 0};
     int kseg = 0;  // x pass: planes per block
   };
-  void make_plan(const int n[3], int device, bool source);
+  void make_plan(const int n[3], int device, bool source, bool aligned);
 
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),
   // on the host and on the device; re-uploaded only when they change.
   std::vector<T> host_factors_;
   Array<T> factors_;
   Plan plan_;
+  bool overlapped_ = true;
 };
 
 }  // namespace adi3d::cuda

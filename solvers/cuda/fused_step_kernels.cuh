@@ -25,6 +25,9 @@
 // Passes y and z (persistent): a block walks tiles of L lines (consecutive i, L sizeof(T)
 // = 128 bytes per row) by R = n-2 interior rows, rows padded to L+1 values (the banks of
 // the chunk-wise solve and of the row-wise copies are then all distinct).
+#include "solvers/cuda/async_copy.cuh"
+#include "solvers/cuda/grid_dependency.cuh"
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -33,40 +36,13 @@
 namespace adi3d::cuda::fused {
 
 // ---------------------------------------------------------------------------------------
-// cp.async (sm_80+): global -> shared without registers; src_bytes = 0 zero-fills.
-template <int kBytes>
-__device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int src = valid ? kBytes : 0;
-  if constexpr (kBytes == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src)
-                 : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(kBytes),
-                 "r"(src)
-                 : "memory");
-  }
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void prefetch_l2(const void* p) {
-  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
-}
-
-// ---------------------------------------------------------------------------------------
 // Warp line solve (see the file comment). v[q] holds row p C + q of the line (p: lane);
-// on return it holds the solution. fac: shared memory, alpha[32 C], Gf[32 C], Gb[32 C] with
-// Gf_r = prod beta over [p C, r] and Gb_r = prod beta over [r, p C + C - 1]. Every lane of
-// the warp must call it, converged.
-template <class T, int C>
-__device__ __forceinline__ void warp_solve(T (&v)[C], const T* fac, T s) {
+// on return it holds the solution. al, gf, gb: this lane's C values of alpha, Gf and Gb
+// (pointers into shared memory or arrays in registers), Gf_r = prod beta over [p C, r] and
+// Gb_r = prod beta over [r, p C + C - 1]. Every lane of the warp must call it, converged.
+template <class T, int C, class F>
+__device__ __forceinline__ void warp_solve(T (&v)[C], const F& al, const F& gf, const F& gb, T s) {
   const int lane = threadIdx.x & 31;
-  const T* al = fac + lane * C;
-  const T* gf = al + 32 * C;
-  const T* gb = gf + 32 * C;
   constexpr unsigned kAll = 0xffffffffu;
   T y = T(0);
 #pragma unroll
@@ -109,6 +85,12 @@ __device__ __forceinline__ void warp_solve(T (&v)[C], const T* fac, T s) {
   if (lane == 31) carry = T(0);
 #pragma unroll
   for (int q = 0; q < C; ++q) v[q] = fma(gb[q], carry, v[q]);
+}
+// The same with the factors of the pass in shared memory: alpha[32 C], Gf[32 C], Gb[32 C].
+template <class T, int C>
+__device__ __forceinline__ void warp_solve(T (&v)[C], const T* fac, T s) {
+  const T* al = fac + (threadIdx.x & 31) * C;
+  warp_solve<T, C>(v, al, al + 32 * C, al + 64 * C, s);
 }
 
 // The 3 x 32 C solve factors of this pass to shared memory.
@@ -158,6 +140,21 @@ std::size_t x_pass_smem_bytes(int nx) {
   return (static_cast<std::size_t>(NS) * (L + 2) * x_row_stride<T, C>(nx) + 3 * 32 * C) * sizeof(T);
 }
 
+// A u on this lane's C rows of an x line, constant weights: sc points at the line's row p C
+// in plane k (row j), sn / ss at rows j-1 / j+1, sm / sp at planes k-1 / k+1 (same i).
+template <class T, int C>
+__device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, const T* sn, const T* ss, const T* sm,
+                                                    const T* sp, T wx, T wy, T wz) {
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const T uc = sc[q];
+    T sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
+    sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
+    sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
+    v[q] = sum;
+  }
+}
+
 template <class T, int L, int NS, int C, bool kSource>
 __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   static_assert(NS == 4, "three planes are read while the next one loads");
@@ -174,6 +171,8 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   if (kb >= ke) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * L;
+  allow_next_grid();
+  wait_prior_grid();
   load_factors<T, C>(a.chunk_factors, fac);
   // Zero every slot once: the padding of the rows (and rows past the grid) is never
   // copied, and must read as finite.
@@ -224,14 +223,7 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     T* stage = slots + ((k + 3) & 3) * slot_elems + (warp + 1) * stride;
     const T* sm = stage + 1 + lane * C;
     T v[C];
-#pragma unroll
-    for (int q = 0; q < C; ++q) {
-      const T uc = sc[q];
-      T sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
-      sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
-      sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
-      v[q] = sum;
-    }
+    apply_operator_rows<T, C>(v, sc, sn, ss, sm, sp, wx, wy, wz);
     __syncwarp();
     if (kSource) {
       if (line)
@@ -250,6 +242,137 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     if (line)
       for (int i = 1 + lane; i < nx - 1; i += 32) a.d[row + i] = stage[i];
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pass x with bulk copies (sm_90; rows of u and d 16-byte aligned). The rhs and the solve
+// of x_pass_kernel, with the copies taken off the line warps: they spent a quarter of the
+// kernel's instructions and half its stalls there (ncu, 512^3 float). One producer lane
+// (warp L) streams the L+2 rows of plane k+2 into the slot of plane k-2 as soon as every
+// line warp has released it, one bulk copy per row (mbarriers per slot both ways: full,
+// with the bytes delivered, and empty, one arrival per line warp), so no block barrier
+// ties the line warps together plane by plane. A line warp stores its solved line from a
+// staging row of its own by one bulk store, whole rows with zero increments at i = 0 and
+// nx-1 (d is scratch; the later passes read interior nodes only). The solve's factors are
+// held in registers. Block 32 (L + 1) threads; grid as x_pass_kernel; dynamic shared
+// memory: x_pass_bulk_smem_bytes.
+template <class T, int L, int NS, int C>
+std::size_t x_pass_bulk_smem_bytes(int nx) {
+  return (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
+         2 * NS * sizeof(unsigned long long);
+}
+// Float lines of up to 546 nodes: two blocks per SM by shared memory; registers to match.
+template <class T, int C>
+constexpr int x_bulk_min_blocks() {
+  return sizeof(T) == 4 && C <= 17 ? 2 : 1;
+}
+
+template <class T, int L, int NS, int C, bool kSource>
+__global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pass_bulk_kernel(PassArgs<T> a) {
+  static_assert(NS >= 4, "three planes are read while the next one loads");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* slots = reinterpret_cast<T*>(smem_raw);
+  const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int stride = x_row_stride<T, C>(nx);
+  const int slot_elems = (L + 2) * stride;
+  T* stages = slots + NS * slot_elems;
+  auto* full = reinterpret_cast<unsigned long long*>(stages + L * stride);
+  auto* empty = full + NS;
+  const int j0 = 1 + blockIdx.x * L;
+  const int kb = 1 + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
+  if (kb >= ke) return;
+  const int tid = threadIdx.x;
+  allow_next_grid();
+  // Zero the slots and staging rows once: the rows' padding (and rows past the grid) is
+  // never copied and must read as finite; a staging row's node 0 stays 0.
+  for (int e = tid; e < (NS * (L + 2) + L) * stride; e += 32 * (L + 1)) slots[e] = T(0);
+  fence_proxy_async();  // the zeros before the bulk loads that overwrite them
+  if (tid < NS) {
+    mbarrier_init(full + tid, 1);
+    mbarrier_init(empty + tid, L);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  wait_prior_grid();
+
+  // Plane p goes to slot (p - kb + 1) % NS; the phase parity of its use of that slot.
+  auto slot_of = [&](int p) { return (p - kb + 1) % NS; };
+  auto parity_of = [&](int p) { return static_cast<unsigned>((p - kb + 1) / NS) & 1u; };
+  const int warp = tid / 32, lane = tid & 31;
+  const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
+  if (warp == L) {
+    if (lane != 0) return;
+    const int rows = min(L + 2, ny - (j0 - 1));
+    for (int p = kb - 1; p <= ke; ++p) {
+      const int slot = slot_of(p);
+      if (p - kb + 1 >= NS) mbarrier_wait(empty + slot, parity_of(p) ^ 1u);  // plane p - NS released
+      mbarrier_arrive_expect_tx(full + slot, rows * row_bytes);
+      T* dst = slots + slot * slot_elems;
+      const T* src = a.u_in + nxy * p + static_cast<std::size_t>(j0 - 1) * nx;
+      for (int r = 0; r < rows; ++r) bulk_load(dst + r * stride, src + static_cast<std::size_t>(r) * nx, row_bytes, full + slot);
+    }
+    return;
+  }
+
+  const int j = j0 + warp;
+  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+  T al[C], gf[C], gb[C];
+  {
+    const T* f = a.chunk_factors + lane * C;
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      al[q] = f[q];
+      gf[q] = f[32 * C + q];
+      gb[q] = f[64 * C + q];
+    }
+  }
+  const int lane_off = (warp + 1) * stride + 1 + lane * C;  // row warp+1 of a slot, node 1 + lane C
+  T* stage = stages + warp * stride;
+  const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
+  mbarrier_wait(full + slot_of(kb - 1), parity_of(kb - 1));
+  mbarrier_wait(full + slot_of(kb), parity_of(kb));
+  for (int k = kb; k < ke; ++k) {
+    mbarrier_wait(full + slot_of(k + 1), parity_of(k + 1));
+    const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
+    if (kSource && line && k + 1 < ke) {
+      for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T)))
+        prefetch_l2(a.f + row + nxy + i);
+    }
+    const T* sc = slots + slot_of(k) * slot_elems + lane_off;
+    T v[C];
+    apply_operator_rows<T, C>(v, sc, sc - stride, sc + stride, slots + slot_of(k - 1) * slot_elems + lane_off,
+                              slots + slot_of(k + 1) * slot_elems + lane_off, wx, wy, wz);
+    // Plane k-1 is done with (this warp's last read of it); the staging row is free once
+    // the last store has read it.
+    __syncwarp();
+    if (lane == 0) {
+      mbarrier_arrive(empty + slot_of(k - 1));
+      bulk_wait_read();
+    }
+    __syncwarp();
+    T* out = stage + 1 + lane * C;
+    if (kSource) {
+      if (line)
+        for (int i = 1 + lane; i < nx - 1; i += 32) stage[i] = a.f[row + i];
+      __syncwarp();
+#pragma unroll
+      for (int q = 0; q < C; ++q) v[q] += out[q];
+    }
+#pragma unroll
+    for (int q = 0; q < C; ++q) v[q] *= a.dt;
+    warp_solve<T, C>(v, al, gf, gb, a.s);
+#pragma unroll
+    for (int q = 0; q < C; ++q) out[q] = v[q];
+    fence_proxy_async();
+    __syncwarp();
+    if (line && lane == 0) {
+      bulk_store(a.d + row, stage, row_bytes);
+      bulk_commit();
+    }
+  }
+  if (lane == 0) bulk_wait();
 }
 
 // The lines of a y or z pass (kAxis): the nodes solved along each line (first, R of
@@ -322,6 +445,8 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
+  allow_next_grid();
+  wait_prior_grid();
   load_factors<T, C>(a.chunk_factors, fac);
   for (int e = R * P + tid; e < tile_elems; e += kThreads) {
     tile[e] = T(0);
