@@ -15,7 +15,6 @@
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var.hpp"
-#include "solvers/cuda/grid_dependency.cuh"
 #include "solvers/discretization.hpp"
 
 #include <cuda_runtime.h>
@@ -317,7 +316,6 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
   p.device = device;
   p.source = source;
   p.aligned = aligned;
-  p.bulk_device = has_bulk_copies(device);
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -428,8 +426,8 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_.smem[axis])));
     const dim3 grid(plan_.grid[axis][0], plan_.grid[axis][1]);
-    launch_overlapped(kernel, grid, plan_.threads[axis], plan_.smem[axis], s, overlapped_ && plan_.bulk_device,
-                      args);
+    kernel<<<grid, plan_.threads[axis], plan_.smem[axis], s>>>(args);
+    ADI3D_CUDA_LAUNCH_CHECK();
   }
   return true;
 }

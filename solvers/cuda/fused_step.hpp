@@ -22,15 +22,18 @@ struct FusedStepPolicy {
   static constexpr int threads = 256;
 };
 
-// Measured (H100 SXM, 512^3, adi3d_fused_tune and adi3d bench gpu, 2026-11-23; a device
-// copy of one array moves 2.96 TB/s, read plus write):
-//   float:  x 0.526 ms, y 0.433 ms, z 0.626 ms; step 1.61 ms (floor of 7 arrays 1.27 ms)
-//   double: x 1.022 ms, y 0.808 ms, z 1.253 ms; step 3.09 ms (floor 2.51 ms)
-// i.e. 69% (x), 84-89% (y, z) of copy bandwidth; before (thread-per-line Thomas tiles)
-// x 1.29, y 0.67, z 0.86 ms, step 2.85 ms float, 5.68 ms double. The x pass is the gap:
-// with 1-2 blocks per SM (its plane slots) it is limited by instruction issue and latency
-// (ncu: ~22% occupancy, IPC ~2.4), not by DRAM. y and z need 128-byte rows: 64-byte rows
-// ran at 54-59% of copy.
+// Measured (H100 SXM, 512^3, adi3d_fused_tune, 2026-11-23; a device copy of one array
+// moves 2.96 TB/s, read plus write):
+//   float:  x 0.410 ms, y 0.436 ms, z 0.627 ms; step 1.51 ms (floor of 7 arrays 1.27 ms)
+//   double: x 0.795 ms, y 0.811 ms, z 1.235 ms; step 2.86 ms (floor 2.51 ms)
+// i.e. 83-90% of copy bandwidth per pass. The x pass by bulk copies (sm_90); the cp.async
+// x pass that rows which are not 16-byte units take ran 0.525 / 1.041 ms (ncu: 68
+// instructions per point, a quarter of them copying, half the stalls at the block
+// barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,
+// y 0.67, z 0.86 ms, step 2.85 ms float. y and z need 128-byte rows: 64-byte rows ran at
+// 54-59% of copy; prefetching a block's next tile (and the z pass's u) into L2 ran at
+// 65-69%, and launching the passes as programmatic dependent launches changed nothing
+// (1.508 against 1.507 ms float).
 template <class T>
 class FusedDouglasStep {
  public:
@@ -41,9 +44,6 @@ class FusedDouglasStep {
   // factors (I - tau A_axis); d is a grid-sized scratch. Returns false, launching nothing,
   // where applies() is false.
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
-  // Whether a pass may start while the kernel before it finishes (programmatic dependent
-  // launch, sm_90; on by default). For measurements.
-  void set_overlapped_launches(bool on) { overlapped_ = on; }
 
  private:
   // Launch plan of the three passes for one grid shape, device and source/no source.
@@ -51,8 +51,7 @@ class FusedDouglasStep {
     int n[3] = {0, 0, 0};
     int device = -1;
     bool source = false;
-    bool aligned = false;      // u and d 16-byte aligned
-    bool bulk_device = false;  // compute capability 9.0 or newer
+    bool aligned = false;  // u and d 16-byte aligned
     bool x_bulk = false;   // the x pass by bulk copies
     int kind[3] = {0, 0, 0};   // 1: chunked warp kernels, 2: fallback tile kernel
     int cap[3] = {0, 0, 0};    // rows per lane chunk of the warp solve (odd)
@@ -68,7 +67,6 @@ class FusedDouglasStep {
   std::vector<T> host_factors_;
   Array<T> factors_;
   Plan plan_;
-  bool overlapped_ = true;
 };
 
 }  // namespace adi3d::cuda

@@ -26,7 +26,6 @@
 // = 128 bytes per row) by R = n-2 interior rows, rows padded to L+1 values (the banks of
 // the chunk-wise solve and of the row-wise copies are then all distinct).
 #include "solvers/cuda/async_copy.cuh"
-#include "solvers/cuda/grid_dependency.cuh"
 
 #include <cuda_runtime.h>
 
@@ -171,8 +170,6 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   if (kb >= ke) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * L;
-  allow_next_grid();
-  wait_prior_grid();
   load_factors<T, C>(a.chunk_factors, fac);
   // Zero every slot once: the padding of the rows (and rows past the grid) is never
   // copied, and must read as finite.
@@ -284,7 +281,6 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pas
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   const int tid = threadIdx.x;
-  allow_next_grid();
   // Zero the slots and staging rows once: the rows' padding (and rows past the grid) is
   // never copied and must read as finite; a staging row's node 0 stays 0.
   for (int e = tid; e < (NS * (L + 2) + L) * stride; e += 32 * (L + 1)) slots[e] = T(0);
@@ -295,7 +291,6 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pas
     mbarrier_init_fence();
   }
   __syncthreads();
-  wait_prior_grid();
 
   // Plane p goes to slot (p - kb + 1) % NS; the phase parity of its use of that slot.
   auto slot_of = [&](int p) { return (p - kb + 1) % NS; };
@@ -445,8 +440,6 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
-  allow_next_grid();
-  wait_prior_grid();
   load_factors<T, C>(a.chunk_factors, fac);
   for (int e = R * P + tid; e < tile_elems; e += kThreads) {
     tile[e] = T(0);
