@@ -89,7 +89,10 @@ def plot_solve(ax, data):
     ax.set_ylim(top=ax.get_ylim()[1] * 8)
     ax.set_ylabel("seconds of stepping to t_end")
     tol = rows[0]["tolerance"]
-    ax.set_title(f"heat_sine to t_end, max error <= {tol:g} ({rows[0]['precision']})")
+    title = f"heat_sine to t_end, max error <= {tol:g} ({rows[0]['precision']})"
+    if "time_to_solution_run" in data:  # merged from an earlier run
+        title += f"\nrun of {data['time_to_solution_run']['date']}"
+    ax.set_title(title)
     ax.grid(axis="y", alpha=0.3, which="both")
     ax.legend(fontsize=7)
 

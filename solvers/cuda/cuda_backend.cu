@@ -300,6 +300,7 @@ const char* to_string(StencilVariant v) {
     case StencilVariant::zpencil: return "zpencil";
     case StencilVariant::zpencil_smem: return "zpencil_smem";
     case StencilVariant::shuffle: return "shuffle";
+    case StencilVariant::planes: return "planes";
   }
   return "?";
 }

@@ -14,6 +14,8 @@ enum class StencilVariant {
   zpencil,       // a thread walks k with prev/cur/next in registers
   zpencil_smem,  // zpencil plus a shared-memory XY tile (with halo) of the current plane
   shuffle,       // zpencil with x neighbours exchanged by warp shuffles (register cache)
+  planes,        // planes of u streamed through shared memory by bulk copies (sm_90,
+                 // constant alpha, rows of whole 16-byte units; else shuffle)
 };
 
 // Lines along x (contiguous in memory).
@@ -39,10 +41,12 @@ enum class LineScratch {
 };
 
 struct CudaPolicy {
-  // shuffle: 0.532 ms float / 0.855 ms double at 512^3 (H100, constant alpha, median of
-  // 20; 68% / 84% of a device copy), against zpencil_smem 0.617 / 1.018, zpencil
-  // 0.693 / 1.092, naive 1.686 / 2.228 (adi3d bench gpu, 2026-11-23).
-  StencilVariant stencil = StencilVariant::shuffle;
+  // planes: 0.434 ms float / 0.791 ms double at 512^3 (H100, constant alpha, median of
+  // 20; 84% / 91% of a device copy, the boundary shell's kernel included), against
+  // shuffle 0.534 / 0.856, zpencil_smem 0.617 / 1.018, zpencil 0.693 / 1.092, naive
+  // 1.686 / 2.228 (adi3d bench gpu, 2026-11-23). An alpha field, rows that are not whole
+  // 16-byte units, or a device before sm_90: shuffle.
+  StencilVariant stencil = StencilVariant::planes;
   // tridiag (generated rows): 0.664 ms float / 1.176 ms double at 512^3, 0.082 / 0.146 at
   // 256^3, against pcr_thomas 2.991 / 4.712 and 0.362 / 0.545 (H100, constant alpha,
   // Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23).

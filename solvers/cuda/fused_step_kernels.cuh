@@ -26,6 +26,7 @@
 // = 128 bytes per row) by R = n-2 interior rows, rows padded to L+1 values (the banks of
 // the chunk-wise solve and of the row-wise copies are then all distinct).
 #include "solvers/cuda/async_copy.cuh"
+#include "solvers/cuda/plane_ring.cuh"
 
 #include <cuda_runtime.h>
 
@@ -245,10 +246,8 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 // Pass x with bulk copies (sm_90; rows of u and d 16-byte aligned). The rhs and the solve
 // of x_pass_kernel, with the copies taken off the line warps: they spent a quarter of the
 // kernel's instructions and half its stalls there (ncu, 512^3 float). One producer lane
-// (warp L) streams the L+2 rows of plane k+2 into the slot of plane k-2 as soon as every
-// line warp has released it, one bulk copy per row (mbarriers per slot both ways: full,
-// with the bytes delivered, and empty, one arrival per line warp), so no block barrier
-// ties the line warps together plane by plane. A line warp stores its solved line from a
+// (warp L) streams the L+2 rows of each plane through a PlaneRing (plane_ring.cuh: a bulk
+// copy per row, no block barrier per plane). A line warp stores its solved line from a
 // staging row of its own by one bulk store, whole rows with zero increments at i = 0 and
 // nx-1 (d is scratch; the later passes read interior nodes only). The solve's factors are
 // held in registers. Block 32 (L + 1) threads; grid as x_pass_kernel; dynamic shared
@@ -268,46 +267,30 @@ template <class T, int L, int NS, int C, bool kSource>
 __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pass_bulk_kernel(PassArgs<T> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* slots = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = x_row_stride<T, C>(nx);
-  const int slot_elems = (L + 2) * stride;
-  T* stages = slots + NS * slot_elems;
-  auto* full = reinterpret_cast<unsigned long long*>(stages + L * stride);
-  auto* empty = full + NS;
   const int j0 = 1 + blockIdx.x * L;
   const int kb = 1 + blockIdx.y * a.kseg;
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
+  T* slots = reinterpret_cast<T*>(smem_raw);
+  T* stages = slots + NS * (L + 2) * stride;
+  auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
+  const PlaneRing<T, NS> ring{slots, bars, bars + NS, L + 2, stride, kb - 1};
   const int tid = threadIdx.x;
   // Zero the slots and staging rows once: the rows' padding (and rows past the grid) is
   // never copied and must read as finite; a staging row's node 0 stays 0.
   for (int e = tid; e < (NS * (L + 2) + L) * stride; e += 32 * (L + 1)) slots[e] = T(0);
   fence_proxy_async();  // the zeros before the bulk loads that overwrite them
-  if (tid < NS) {
-    mbarrier_init(full + tid, 1);
-    mbarrier_init(empty + tid, L);
-    mbarrier_init_fence();
-  }
+  ring.init(L);
   __syncthreads();
 
-  // Plane p goes to slot (p - kb + 1) % NS; the phase parity of its use of that slot.
-  auto slot_of = [&](int p) { return (p - kb + 1) % NS; };
-  auto parity_of = [&](int p) { return static_cast<unsigned>((p - kb + 1) / NS) & 1u; };
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
-    if (lane != 0) return;
-    const int rows = min(L + 2, ny - (j0 - 1));
-    for (int p = kb - 1; p <= ke; ++p) {
-      const int slot = slot_of(p);
-      if (p - kb + 1 >= NS) mbarrier_wait(empty + slot, parity_of(p) ^ 1u);  // plane p - NS released
-      mbarrier_arrive_expect_tx(full + slot, rows * row_bytes);
-      T* dst = slots + slot * slot_elems;
-      const T* src = a.u_in + nxy * p + static_cast<std::size_t>(j0 - 1) * nx;
-      for (int r = 0; r < rows; ++r) bulk_load(dst + r * stride, src + static_cast<std::size_t>(r) * nx, row_bytes, full + slot);
-    }
+    if (lane == 0)
+      ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
     return;
   }
 
@@ -326,26 +309,23 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pas
   const int lane_off = (warp + 1) * stride + 1 + lane * C;  // row warp+1 of a slot, node 1 + lane C
   T* stage = stages + warp * stride;
   const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
-  mbarrier_wait(full + slot_of(kb - 1), parity_of(kb - 1));
-  mbarrier_wait(full + slot_of(kb), parity_of(kb));
+  ring.wait(kb - 1);
+  ring.wait(kb);
   for (int k = kb; k < ke; ++k) {
-    mbarrier_wait(full + slot_of(k + 1), parity_of(k + 1));
+    ring.wait(k + 1);
     const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
     if (kSource && line && k + 1 < ke) {
       for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T)))
         prefetch_l2(a.f + row + nxy + i);
     }
-    const T* sc = slots + slot_of(k) * slot_elems + lane_off;
+    const T* sc = ring.plane(k) + lane_off;
     T v[C];
-    apply_operator_rows<T, C>(v, sc, sc - stride, sc + stride, slots + slot_of(k - 1) * slot_elems + lane_off,
-                              slots + slot_of(k + 1) * slot_elems + lane_off, wx, wy, wz);
+    apply_operator_rows<T, C>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off,
+                              ring.plane(k + 1) + lane_off, wx, wy, wz);
     // Plane k-1 is done with (this warp's last read of it); the staging row is free once
     // the last store has read it.
-    __syncwarp();
-    if (lane == 0) {
-      mbarrier_arrive(empty + slot_of(k - 1));
-      bulk_wait_read();
-    }
+    ring.release(k - 1);
+    if (lane == 0) bulk_wait_read();
     __syncwarp();
     T* out = stage + 1 + lane * C;
     if (kSource) {

@@ -10,9 +10,11 @@
 // like u) and the general point rule for the boundary shell, O(n^2) nodes.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/plane_ring.cuh"
 #include "solvers/discretization.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace adi3d::cuda {
 namespace {
@@ -67,41 +69,43 @@ __global__ void __launch_bounds__(TX* TY)
 }
 
 // The boundary shell: every node with an index on the first or last node of its axis,
-// each once (the x faces whole, the y faces without the x edges, the z faces without the
-// x and y edges), node e of `shell_size` nodes.
-__host__ __device__ inline std::size_t shell_size(const int n[3]) {
-  const std::size_t mx = n[0] > 2 ? n[0] - 2 : 0, my = n[1] > 2 ? n[1] - 2 : 0;
+// each once, node e of `shell_size` nodes: the y faces whole, the z faces without the y
+// edges, then the x faces without the y and z edges (their rows interior in y and z, which
+// the planes variant writes itself: x_rows false leaves them out). Rows along x are
+// consecutive in e, except on the x faces.
+__host__ __device__ inline std::size_t shell_size(const int n[3], bool x_rows = true) {
+  const std::size_t my = n[1] > 2 ? n[1] - 2 : 0, mz = n[2] > 2 ? n[2] - 2 : 0;
   const std::size_t faces[3] = {n[0] > 1 ? 2u : 1u, n[1] > 1 ? 2u : 1u, n[2] > 1 ? 2u : 1u};
-  return faces[0] * n[1] * n[2] + faces[1] * mx * n[2] + faces[2] * mx * my;
+  return faces[1] * n[0] * n[2] + faces[2] * n[0] * my + (x_rows ? faces[0] * my * mz : 0);
 }
 
 __device__ inline void shell_node(const int n[3], std::size_t e, int& i, int& j, int& k) {
-  const std::size_t mx = n[0] > 2 ? n[0] - 2 : 0, my = n[1] > 2 ? n[1] - 2 : 0;
-  const std::size_t x_face = static_cast<std::size_t>(n[1]) * n[2];
-  const std::size_t x_count = (n[0] > 1 ? 2 : 1) * x_face;
-  if (e < x_count) {
-    const std::size_t rem = e % x_face;
-    i = e < x_face ? 0 : n[0] - 1;
-    j = static_cast<int>(rem % n[1]);
-    k = static_cast<int>(rem / n[1]);
-    return;
-  }
-  e -= x_count;
-  const std::size_t y_face = mx * n[2];
+  const std::size_t my = n[1] > 2 ? n[1] - 2 : 0, mz = n[2] > 2 ? n[2] - 2 : 0;
+  const std::size_t y_face = static_cast<std::size_t>(n[0]) * n[2];
   const std::size_t y_count = (n[1] > 1 ? 2 : 1) * y_face;
   if (e < y_count) {
     const std::size_t rem = e % y_face;
     j = e < y_face ? 0 : n[1] - 1;
-    i = 1 + static_cast<int>(rem % mx);
-    k = static_cast<int>(rem / mx);
+    i = static_cast<int>(rem % n[0]);
+    k = static_cast<int>(rem / n[0]);
     return;
   }
   e -= y_count;
-  const std::size_t z_face = mx * my;
-  const std::size_t rem = e % z_face;
-  k = e < z_face ? 0 : n[2] - 1;
-  i = 1 + static_cast<int>(rem % mx);
-  j = 1 + static_cast<int>(rem / mx);
+  const std::size_t z_face = n[0] * my;
+  const std::size_t z_count = (n[2] > 1 ? 2 : 1) * z_face;
+  if (e < z_count) {
+    const std::size_t rem = e % z_face;
+    k = e < z_face ? 0 : n[2] - 1;
+    i = static_cast<int>(rem % n[0]);
+    j = 1 + static_cast<int>(rem / n[0]);
+    return;
+  }
+  e -= z_count;
+  const std::size_t x_face = my * mz;
+  const std::size_t rem = e % x_face;
+  i = e < x_face ? 0 : n[0] - 1;
+  j = 1 + static_cast<int>(rem % my);
+  k = 1 + static_cast<int>(rem / my);
 }
 
 template <class T, bool kConstAlpha>
@@ -231,6 +235,134 @@ __global__ void __launch_bounds__(TX* TY, 1)
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// The interior block by plane streaming (sm_90, constant alpha): a block of L line warps
+// and a producer warp owns rows j0..j0+L-1 over a range of planes; the producer streams
+// the slab's planes of u (rows j0-1..j0+L) through a PlaneRing and line warp w forms r on
+// row j0+w of plane k, lanes on consecutive nodes, in the order of apply_operator, into a
+// staging row that one bulk store writes whole, with the row's two x-face nodes by the
+// general rule (the shell kernel leaves them out); f of the next plane is prefetched into
+// L2. Every value of
+// u comes from DRAM once and from L2 about (L+2)/L times, and neither copy costs the line
+// warps an instruction per value.
+// Block 32 (L + 1) threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)).
+template <class T>
+struct PlanesShape {
+  static constexpr int lines = 8;  // two blocks per SM at 512 floats
+  static constexpr int slots = 4;
+};
+template <class T>
+int planes_row_stride(int nx) {
+  constexpr int V = 16 / sizeof(T);
+  return (nx + V - 1) / V * V;
+}
+template <class T>
+std::size_t planes_smem_bytes(int nx) {
+  constexpr int L = PlanesShape<T>::lines, NS = PlanesShape<T>::slots;
+  return static_cast<std::size_t>(NS * (L + 2) + L) * planes_row_stride<T>(nx) * sizeof(T) +
+         2 * NS * sizeof(unsigned long long);
+}
+
+template <class T, int L, int NS>
+__global__ void __launch_bounds__(32 * (L + 1))
+    planes_kernel(OperatorView<T> op, FacePtrs<T> g, int stride, int kseg, InteriorWeights<T> w,
+                  const T* __restrict__ u, const T* __restrict__ f, T scale, T* __restrict__ r) {
+  const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int j0 = 1 + blockIdx.x * L;
+  const int kb = 1 + blockIdx.y * kseg;
+  const int ke = min(kb + kseg, nz - 1);  // planes kb..ke-1 are written
+  if (kb >= ke) return;
+  T* slots = reinterpret_cast<T*>(smem_raw);
+  T* stages = slots + NS * (L + 2) * stride;
+  auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
+  const PlaneRing<T, NS> ring{slots, bars, bars + NS, L + 2, stride, kb - 1};
+  ring.init(L);
+  __syncthreads();
+
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (warp == L) {
+    if (lane == 0) ring.produce(u + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
+    return;
+  }
+  // A warp past the grid reads nothing (its rows may not have been copied) and writes
+  // nothing, but releases its planes.
+  const int j = j0 + warp;
+  const bool line = j <= ny - 2;
+  T* stage = stages + warp * stride;
+  const RowWeights<T> wx = w.w[0], wy = w.w[1], wz = w.w[2];
+  ring.wait(kb - 1);
+  ring.wait(kb);
+  for (int k = kb; k < ke; ++k) {
+    ring.wait(k + 1);
+    if (line) {
+      const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
+      if (f && k + 1 < ke)
+        for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(f + row + nxy + i);
+      const T* sc = ring.plane(k) + (warp + 1) * stride;
+      const T* sn = sc - stride;
+      const T* ss = sc + stride;
+      const T* sm = ring.plane(k - 1) + (warp + 1) * stride;
+      const T* sp = ring.plane(k + 1) + (warp + 1) * stride;
+      if (lane == 0) bulk_wait_read();  // the last store has read the staging row
+      __syncwarp();
+      for (int i = 1 + lane; i < nx - 1; i += 32) {
+        const T cur = sc[i];
+        T sum = T(0);
+        sum += wx.wm * (sc[i - 1] - cur) + wx.wp * (sc[i + 1] - cur);
+        sum += wy.wm * (sn[i] - cur) + wy.wp * (ss[i] - cur);
+        sum += wz.wm * (sm[i] - cur) + wz.wp * (sp[i] - cur);
+        stage[i] = scale * (f ? sum + f[row + i] : sum);  // finish_rhs of an interior node
+      }
+      // The row's x-face nodes by the general rule (any boundary kind; u from global).
+      if (lane == 0 || lane == 31) {
+        const int i = lane == 0 ? 0 : nx - 1;
+        stage[i] = is_dirichlet_node(op, i, j, k) ? T(0)
+                                                  : finish_rhs(op, apply_operator(op, u, i, j, k), f, g, i, j, k, row + i, scale);
+      }
+    }
+    ring.release(k - 1);  // its proxy fence also puts the staging row before the bulk store
+    if (line && lane == 0) {
+      bulk_store(r + nxy * k + static_cast<std::size_t>(j) * nx, stage, row_bytes);
+      bulk_commit();
+    }
+  }
+  if (lane == 0) bulk_wait();
+}
+
+// The planes variant where it applies (sm_90, rows of whole 16-byte units, u and r aligned,
+// the slots within shared memory); false, launching nothing, elsewhere.
+template <class T>
+bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u, const T* f,
+                   const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
+  constexpr int L = PlanesShape<T>::lines, NS = PlanesShape<T>::slots;
+  const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
+  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || reinterpret_cast<std::uintptr_t>(u) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(r) % 16 != 0)
+    return false;
+  int device = 0, optin = 0, sms = 0;
+  ADI3D_CUDA_CHECK(cudaGetDevice(&device));
+  if (!has_bulk_copies(device)) return false;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::size_t smem = planes_smem_bytes<T>(nx);
+  if (smem > static_cast<std::size_t>(optin)) return false;
+  auto kernel = planes_kernel<T, L, NS>;
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
+  // One wave: the planes split among blocks of the same rows as far as the SMs hold them.
+  const int tiles = (ny - 2 + L - 1) / L, planes = nz - 2;
+  const int split = std::max(1, std::min(planes, std::max(1, per_sm) * sms / tiles));
+  const int kseg = (planes + split - 1) / split;
+  kernel<<<dim3(tiles, (planes + kseg - 1) / kseg), 32 * (L + 1), smem, s>>>(op, g, planes_row_stride<T>(nx), kseg,
+                                                                             w, u, f, scale, r);
+  ADI3D_CUDA_LAUNCH_CHECK();
+  return true;
+}
+
 template <class T, bool kAlphaField>
 void launch_pencil(StencilVariant v, const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u,
                    const T* f, T scale, T* r, cudaStream_t s) {
@@ -276,11 +408,14 @@ void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u
   InteriorWeights<T> w{};
   for (int a = 0; a < 3; ++a)
     w.w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
+  // The planes variant takes constant alpha where it applies, else the shuffle variant.
+  const bool interior = op.n[0] > 2 && op.n[1] > 2 && op.n[2] > 2;
+  bool planes = false;
   if (op.alpha_field)
     launch_pencil<T, true>(v, op, w, u, f, scale, r, s);
-  else
+  else if (!(planes = v == StencilVariant::planes && interior && launch_planes(op, w, u, f, g, scale, r, s)))
     launch_pencil<T, false>(v, op, w, u, f, scale, r, s);
-  const std::size_t count = shell_size(op.n);
+  const std::size_t count = shell_size(op.n, !planes);
   const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + TX * TY - 1) / (TX * TY), 65535));
   if (op.alpha_field)
     shell_kernel<T, false><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);

@@ -17,7 +17,7 @@ TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
   EXPECT_NE(this->gpu_->description().find("cuda device 0"), std::string::npos);
   EXPECT_TRUE(cuda_compiled());
   const CudaPolicy p = cuda_policy(*this->gpu_);
-  EXPECT_EQ(p.stencil, StencilVariant::shuffle);
+  EXPECT_EQ(p.stencil, StencilVariant::planes);
   EXPECT_EQ(p.x_solve, XSolveVariant::tridiag);
   EXPECT_TRUE(p.yz_tiles);
 }
