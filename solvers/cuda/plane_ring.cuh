@@ -3,15 +3,15 @@
 // copies (async_copy.cuh), for kernels that march along z through a slab of rows: slot s
 // holds `rows` rows of one z-plane of a grid array, `stride` values apart. Consumer warps
 // wait for a plane (its full barrier: the bytes delivered) and release it when they are
-// done with it (its empty barrier: one arrival per consumer warp); the producer refills a
+// done with it (its empty barrier: one arrival per consumer lane); the producer refills a
 // slot as soon as every consumer has released it. No block barrier ties the consumers
 // together plane by plane, and a 7-point stencil that reads planes k-1, k and k+1 has
 // NS - 3 planes in flight beyond them.
 // Used by the bulk x pass of the fused step and the plane-streaming stencil.
-// compute-sanitizer's racecheck (CUDA 13, H100) finds no hazard in the float kernels; in
-// the double ones it reports hazards between the bulk loads and the slot reads that the
-// empty barriers order, and between pairs of reads, with 4 and with 8 line warps, while
-// the results match the reference under it and without it. Not understood yet.
+// With one arrival per warp (lane 0, after a __syncwarp) compute-sanitizer's racecheck
+// reported hazards between the bulk loads and the other lanes' slot reads in the double
+// kernels: an arrival releases only the arriving thread's accesses. One arrival per lane
+// made the planes stencil's double test clean (H100, CUDA 13).
 #include "solvers/cuda/async_copy.cuh"
 
 #include <cstddef>
@@ -31,21 +31,22 @@ struct PlaneRing {
   __device__ unsigned parity_of(int p) const { return static_cast<unsigned>((p - first) / NS) & 1u; }
   __device__ const T* plane(int p) const { return slots + static_cast<std::size_t>(slot_of(p)) * rows * stride; }
 
-  // Every thread of the block, before anything uses the ring; a block barrier must follow.
-  __device__ void init(int consumers) const {
+  // Every thread of the block, before anything uses the ring (consumer_warps warps will
+  // release each plane); a block barrier must follow.
+  __device__ void init(int consumer_warps) const {
     if (threadIdx.x < NS) {
       mbarrier_init(full + threadIdx.x, 1);
-      mbarrier_init(empty + threadIdx.x, static_cast<unsigned>(consumers));
+      mbarrier_init(empty + threadIdx.x, static_cast<unsigned>(32 * consumer_warps));
       mbarrier_init_fence();
     }
   }
   __device__ void wait(int p) const { mbarrier_wait(full + slot_of(p), parity_of(p)); }
-  // Every lane of a consumer warp, converged, after the warp's last read of plane p: the
-  // proxy fence orders the lanes' reads before the bulk copies that will overwrite them.
+  // Every lane of a consumer warp after its last read of plane p. Each lane arrives itself:
+  // an arrival releases the arriving thread's own accesses, and the proxy fence orders
+  // them before the bulk copies that will overwrite the slot.
   __device__ void release(int p) const {
     fence_proxy_async();
-    __syncwarp();
-    if ((threadIdx.x & 31) == 0) mbarrier_arrive(empty + slot_of(p));
+    mbarrier_arrive(empty + slot_of(p));
   }
 
   // The producer lane: planes first..last of a grid array, plane p's first row at

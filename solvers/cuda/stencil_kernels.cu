@@ -324,6 +324,7 @@ __global__ void __launch_bounds__(32 * (L + 1))
       }
     }
     ring.release(k - 1);  // its proxy fence also puts the staging row before the bulk store
+    __syncwarp();
     if (line && lane == 0) {
       bulk_store(r + nxy * k + static_cast<std::size_t>(j) * nx, stage, row_bytes);
       bulk_commit();
