@@ -2,8 +2,8 @@
 // Asynchronous copies between global and shared memory for the CUDA backend's kernels:
 // cp.async (sm_80+), and the bulk copies of sm_90 (one instruction moves a whole row; a
 // load completes on an mbarrier, a store in a bulk group). The sm_90 operations trap when
-// built for an older architecture: the host selects their kernels only on devices of
-// compute capability 9.0 or newer (has_bulk_copies).
+// built for an older architecture: the host selects their kernels only where
+// bulk_copies_usable says so.
 #include <cuda_runtime.h>
 
 namespace adi3d::cuda {
@@ -34,9 +34,20 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 
 // ---------------------------------------------------------------------------------------
 // mbarriers (8 bytes of shared memory each) and bulk copies (sm_90).
-inline bool has_bulk_copies(int device) {
+// Whether a kernel that uses them runs as written on this device: compute capability 9.0
+// or newer, and the kernel's code compiled for sm_90 or newer (built for an older target
+// only, e.g. PTX of compute_80 compiled for an H100 when the program starts, it holds the
+// traps below instead).
+inline bool bulk_copies_usable(const void* kernel, int device) {
   int major = 0;
-  return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess || major < 9)
+    return false;
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();  // no image of this kernel for the device: not usable
+    return false;
+  }
+  return a.ptxVersion >= 90 && a.binaryVersion >= 90;
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900

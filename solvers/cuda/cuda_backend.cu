@@ -344,7 +344,13 @@ void set_x_solve_variant(Backend<T>& backend, XSolveVariant v) {
   set_cuda_policy(backend, p);
 }
 
+template <class T>
+bool bulk_copy_kernels_usable(const Backend<T>& backend) {
+  return cuda::planes_stencil_usable<T>(cuda::as_cuda(const_cast<Backend<T>&>(backend)).device());
+}
+
 #define ADI3D_INSTANTIATE_VARIANTS(T)                                  \
+  template bool bulk_copy_kernels_usable<T>(const Backend<T>&);        \
   template CudaPolicy cuda_policy<T>(const Backend<T>&);               \
   template void set_cuda_policy<T>(Backend<T>&, const CudaPolicy&);    \
   template void set_stencil_variant<T>(Backend<T>&, StencilVariant);   \

@@ -47,6 +47,9 @@ struct LineSolvePolicy {
 template <class T>
 void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
                          const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
+// Whether the planes stencil's kernel runs on this device (bulk_copies_usable).
+template <class T>
+bool planes_stencil_usable(int device);
 // Thomas per thread along any axis. The path (constant coefficients, shared scratch,
 // global scratch) follows the policy and the operator; scratch must hold
 // thread_thomas_scratch_size elements (none on the shared path).

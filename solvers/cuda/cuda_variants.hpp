@@ -78,6 +78,12 @@ template <class T>
 void set_stencil_variant(Backend<T>& backend, StencilVariant v);
 template <class T>
 void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
+// Whether the kernels that stream planes by sm_90 bulk copies (the planes stencil, the
+// fused step's x pass) run on this backend's device: compute capability 9.0 or newer and
+// a build for it (CMAKE_CUDA_ARCHITECTURES with 90 or newer). Where they do not, the
+// shuffle stencil and the cp.async x pass take their place.
+template <class T>
+bool bulk_copy_kernels_usable(const Backend<T>& backend);
 
 // Device bytes a field set needs: `fields` grid-sized arrays plus the backend's line-solve
 // scratch (2 grid-sized arrays), for elements of `element_bytes`. The tridiag x solve's

@@ -283,14 +283,16 @@ int pass_kind(int axis, int n, int optin) {
   return 0;
 }
 
-// The x pass by bulk copies: rows of nx values a whole number of 16-byte units, a device
-// that has them (sm_90), and the plane slots and staging rows within shared memory.
+// The x pass by bulk copies: rows of nx values a whole number of 16-byte units, the plane
+// slots and staging rows within shared memory, and a device and build that run it.
 template <class T>
-bool plan_x_bulk(int nx, int device, int optin) {
-  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !has_bulk_copies(device)) return false;
+bool plan_x_bulk(int nx, int device, int optin, bool source) {
   const int cap = fused::chunk_cap(nx);
-  return cap != 0 && fused::with_chunk_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(0, nx, true); }) <=
-                         static_cast<std::size_t>(optin);
+  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || cap == 0) return false;
+  return fused::with_chunk_cap(cap, [&](auto C) {
+    return chunked_smem_bytes<T, C.value>(0, nx, true) <= static_cast<std::size_t>(optin) &&
+           bulk_copies_usable(reinterpret_cast<const void*>(chunked_kernel<T, C.value>(0, source, true)), device);
+  });
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
@@ -326,7 +328,7 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
     p.cap[axis] = fused::chunk_cap(na);
     p.grid[axis][1] = 1;
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
-    const bool bulk = axis == 0 && aligned && plan_x_bulk<T>(na, device, optin);
+    const bool bulk = axis == 0 && aligned && plan_x_bulk<T>(na, device, optin, source);
     if (axis == 0) p.x_bulk = bulk;
     const PassKernel<T> kernel =
         fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk); });

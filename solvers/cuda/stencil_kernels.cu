@@ -345,12 +345,12 @@ bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const
     return false;
   int device = 0, optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  if (!has_bulk_copies(device)) return false;
+  auto kernel = planes_kernel<T, L, NS>;
+  if (!bulk_copies_usable(reinterpret_cast<const void*>(kernel), device)) return false;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t smem = planes_smem_bytes<T>(nx);
   if (smem > static_cast<std::size_t>(optin)) return false;
-  auto kernel = planes_kernel<T, L, NS>;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
   ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
@@ -424,6 +424,14 @@ void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u
     shell_kernel<T, true><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
   ADI3D_CUDA_LAUNCH_CHECK();
 }
+
+template <class T>
+bool planes_stencil_usable(int device) {
+  return bulk_copies_usable(reinterpret_cast<const void*>(planes_kernel<T, PlanesShape<T>::lines, PlanesShape<T>::slots>),
+                            device);
+}
+template bool planes_stencil_usable<float>(int);
+template bool planes_stencil_usable<double>(int);
 
 template void launch_operator_rhs<float>(StencilVariant, const OperatorView<float>&, const float*,
                                          const float*, const FacePtrs<float>&, float, float*,

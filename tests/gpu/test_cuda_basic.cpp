@@ -4,6 +4,7 @@
 #include "solvers/face_layout.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace adi3d::test {
 namespace {
@@ -20,6 +21,23 @@ TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
   EXPECT_EQ(p.stencil, StencilVariant::planes);
   EXPECT_EQ(p.x_solve, XSolveVariant::tridiag);
   EXPECT_TRUE(p.yz_tiles);
+}
+
+// The kernels that stream planes by sm_90 bulk copies run exactly where the device has
+// them and the build compiled them for it (ADI3D_BUILD_HAS_SM90: CMAKE_CUDA_ARCHITECTURES
+// holds 90 or newer); elsewhere the shuffle stencil and the cp.async x pass stand in.
+TYPED_TEST(CudaBasic, BulkCopyKernelsFollowDeviceAndBuild) {
+  const std::string d = this->gpu_->description();
+  const std::size_t at = d.find("sm_");
+  ASSERT_NE(at, std::string::npos) << d;
+  const int major = std::stoi(d.substr(at + 3)) / 10;
+  const bool usable = bulk_copy_kernels_usable(*this->gpu_);
+  if (major < 9)
+    EXPECT_FALSE(usable) << d;
+  else if (ADI3D_BUILD_HAS_SM90)
+    EXPECT_TRUE(usable) << d;
+  else
+    EXPECT_FALSE(usable) << d << ": a build without sm_90 code must not run the bulk-copy kernels";
 }
 
 TYPED_TEST(CudaBasic, MissingDeviceThrowsBackendUnavailable) {
