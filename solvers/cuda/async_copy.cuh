@@ -6,6 +6,8 @@
 // bulk_copies_usable says so.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 namespace adi3d::cuda {
 
 // ---------------------------------------------------------------------------------------
@@ -49,6 +51,9 @@ inline bool bulk_copies_usable(const void* kernel, int device) {
   }
   return a.ptxVersion >= 90 && a.binaryVersion >= 90;
 }
+
+// Bulk copies move whole 16-byte units between 16-byte aligned addresses.
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define ADI3D_SM90_ASM(...) __trap()

@@ -20,7 +20,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <type_traits>
 
 namespace adi3d::cuda {
@@ -294,8 +293,6 @@ bool plan_x_bulk(int nx, int device, int optin, bool source) {
            bulk_copies_usable(reinterpret_cast<const void*>(chunked_kernel<T, C.value>(0, source, true)), device);
   });
 }
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 

@@ -14,7 +14,6 @@
 #include "solvers/discretization.hpp"
 
 #include <algorithm>
-#include <cstdint>
 
 namespace adi3d::cuda {
 namespace {
@@ -242,9 +241,8 @@ __global__ void __launch_bounds__(TX* TY, 1)
 // row j0+w of plane k, lanes on consecutive nodes, in the order of apply_operator, into a
 // staging row that one bulk store writes whole, with the row's two x-face nodes by the
 // general rule (the shell kernel leaves them out); f of the next plane is prefetched into
-// L2. Every value of
-// u comes from DRAM once and from L2 about (L+2)/L times, and neither copy costs the line
-// warps an instruction per value.
+// L2. Every value of u comes from DRAM once and from L2 about (L+2)/L times, and neither
+// copy costs the line warps an instruction per value.
 // Block 32 (L + 1) threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)).
 template <class T>
 struct PlanesShape {
@@ -340,9 +338,7 @@ bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const
                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
   constexpr int L = PlanesShape<T>::lines, NS = PlanesShape<T>::slots;
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
-  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || reinterpret_cast<std::uintptr_t>(u) % 16 != 0 ||
-      reinterpret_cast<std::uintptr_t>(r) % 16 != 0)
-    return false;
+  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) || !aligned16(r)) return false;
   int device = 0, optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
   auto kernel = planes_kernel<T, L, NS>;
