@@ -244,11 +244,8 @@ __global__ void __launch_bounds__(TX* TY, 1)
 // L2. Every value of u comes from DRAM once and from L2 about (L+2)/L times, and neither
 // copy costs the line warps an instruction per value.
 // Block 32 (L + 1) threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)).
-template <class T>
-struct PlanesShape {
-  static constexpr int lines = 8;  // two blocks per SM at 512 floats
-  static constexpr int slots = 4;
-};
+constexpr int kPlanesLines = 8;  // line warps per block: two blocks per SM at 512 floats
+constexpr int kPlanesSlots = 4;
 template <class T>
 int planes_row_stride(int nx) {
   constexpr int V = 16 / sizeof(T);
@@ -256,7 +253,7 @@ int planes_row_stride(int nx) {
 }
 template <class T>
 std::size_t planes_smem_bytes(int nx) {
-  constexpr int L = PlanesShape<T>::lines, NS = PlanesShape<T>::slots;
+  constexpr int L = kPlanesLines, NS = kPlanesSlots;
   return static_cast<std::size_t>(NS * (L + 2) + L) * planes_row_stride<T>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
@@ -336,7 +333,7 @@ __global__ void __launch_bounds__(32 * (L + 1))
 template <class T>
 bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u, const T* f,
                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
-  constexpr int L = PlanesShape<T>::lines, NS = PlanesShape<T>::slots;
+  constexpr int L = kPlanesLines, NS = kPlanesSlots;
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
   if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) || !aligned16(r)) return false;
   int device = 0, optin = 0, sms = 0;
@@ -423,7 +420,7 @@ void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u
 
 template <class T>
 bool planes_stencil_usable(int device) {
-  return bulk_copies_usable(reinterpret_cast<const void*>(planes_kernel<T, PlanesShape<T>::lines, PlanesShape<T>::slots>),
+  return bulk_copies_usable(reinterpret_cast<const void*>(planes_kernel<T, kPlanesLines, kPlanesSlots>),
                             device);
 }
 template bool planes_stencil_usable<float>(int);
