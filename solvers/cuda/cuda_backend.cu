@@ -188,7 +188,8 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   if (points == 0) return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::register_cr && launch_register_cr_x(op, tau, d, stream_))
     return;
-  if (axis == 0 && policy_.x_solve == XSolveVariant::tridiag) {
+  if (axis == 0 && policy_.x_solve == XSolveVariant::warp_lines && warp_lines_.run(op, axis, tau, d, stream_)) return;
+  if (axis == 0 && (policy_.x_solve == XSolveVariant::tridiag || policy_.x_solve == XSolveVariant::warp_lines)) {
     if (launch_tridiag_generated_x(op, tau, d, stream_)) return;
     if (const T* abc = x_coefficients(op, tau)) {
       const std::size_t points_x = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
@@ -200,12 +201,12 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   // arrays do not fit, go through PCR-Thomas.
   if (axis == 0 &&
       (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr ||
-       policy_.x_solve == XSolveVariant::tridiag) &&
+       policy_.x_solve == XSolveVariant::tridiag || policy_.x_solve == XSolveVariant::warp_lines) &&
       launch_pcr_thomas_x(op, tau, d, stream_))
     return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::cusparse && launch_cusparse_x(op, tau, d, device_, stream_))
     return;
-  if (axis != 0 && policy_.yz_tiles && tiles_.run(op, axis, tau, d, stream_)) return;
+  if (axis != 0 && policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_)) return;
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
                    ? constant_factors(op, axis, tau, ready)
@@ -311,6 +312,7 @@ const char* to_string(XSolveVariant v) {
     case XSolveVariant::cusparse: return "cusparse_gtsv2StridedBatch";
     case XSolveVariant::register_cr: return "register_cr";
     case XSolveVariant::tridiag: return "tridiag";
+    case XSolveVariant::warp_lines: return "warp_lines";
   }
   return "?";
 }

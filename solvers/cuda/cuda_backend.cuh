@@ -4,7 +4,7 @@
 #include "solvers/backend.hpp"
 #include "solvers/cuda/cuda_variants.hpp"
 #include "solvers/cuda/fused_step.hpp"
-#include "solvers/cuda/line_solve_yz_tiles.hpp"
+#include "solvers/cuda/line_solve_warp.hpp"
 
 #include <cuda_runtime.h>
 
@@ -190,7 +190,7 @@ class CudaBackend final : public Backend<T> {
   Array<unsigned> counter_;   // last-block-done counter for the norm reduction
   int norm_blocks_ = 0;
   FusedDouglasStep<T> fused_;  // shared Thomas factors of the fused step
-  TileLineSolve<T> tiles_;     // y and z line solves through the fused step's tile kernels
+  WarpLineSolve<T> warp_lines_;  // warp-per-line solves: y and z (tiles), x of constant alpha
 };
 
 }  // namespace adi3d::cuda

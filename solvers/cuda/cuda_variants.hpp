@@ -30,6 +30,9 @@ enum class XSolveVariant {
                   // rows generated in registers (2 arrays per point); periodic lines and
                   // lines over 4096 rows solve cached a/b/c arrays (3 grid arrays, taken
                   // only when free; else pcr_thomas) with the library's cyclic solver
+  warp_lines,     // a warp per line on Thomas factors shared by every line (WarpLineSolve:
+                  // constant alpha, Dirichlet or Neumann ends, up to 1056 unknowns, each
+                  // value read and written once); other lines: tridiag
 };
 
 // Where the per-thread Thomas solves along y and z keep their scratch (modified upper
@@ -47,14 +50,15 @@ struct CudaPolicy {
   // 1.686 / 2.228 (adi3d bench gpu, 2026-11-23). An alpha field, rows that are not whole
   // 16-byte units, or a device before sm_90: shuffle.
   StencilVariant stencil = StencilVariant::planes;
-  // tridiag (generated rows): 0.664 ms float / 1.176 ms double at 512^3, 0.082 / 0.146 at
-  // 256^3, against pcr_thomas 2.991 / 4.712 and 0.362 / 0.545 (H100, constant alpha,
-  // Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23).
-  XSolveVariant x_solve = XSolveVariant::tridiag;
+  // warp_lines: 0.429 ms float / 0.845 ms double at 512^3 (85% of a device copy), against
+  // tridiag (generated rows) 0.667 / 1.182 and pcr_thomas 2.991 / 4.712 (H100, constant
+  // alpha, Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23). An alpha field takes
+  // tridiag.
+  XSolveVariant x_solve = XSolveVariant::warp_lines;
   // y and z lines with Dirichlet or Neumann ends through the fused step's tile kernels
-  // (TileLineSolve: a warp per line, each value read and written once; 2 arrays per point,
-  // 3 with an alpha field). 512^3, y / z: constant alpha 0.428 / 0.446 ms float and
-  // 0.781 / 0.844 double (85 / 81% and 92 / 85% of copy) against Thomas with shared
+  // (WarpLineSolve: a warp per line, each value read and written once; 2 arrays per point,
+  // 3 with an alpha field). 512^3, y / z: constant alpha 0.423 / 0.444 ms float and
+  // 0.788 / 0.837 double (86 / 82% and 91 / 86% of copy) against Thomas with shared
   // factors 0.942 / 0.920 and 1.527 / 1.483; an alpha field 1.103 / 1.105 float and
   // 2.507 / 2.611 double against Thomas with generated rows 2.100 / 1.520 and 2.935 /
   // 2.897 (H100, adi3d bench gpu, 2026-11-23). false, or periodic or longer lines: the

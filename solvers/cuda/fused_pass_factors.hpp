@@ -1,7 +1,7 @@
 #pragma once
 // The host side of the fused step's line passes (fused_step_kernels.cuh), shared by the
 // fused step (fused_step.cu, fused_step_var.cu) and the y/z tile line solve
-// (line_solve_yz_tiles.cu): the chunk capacities of the warp solve, the tile width and
+// (line_solve_warp.cu): the chunk capacities of the warp solve, the tile width and
 // the factors the passes read. Plain C++.
 #include "solvers/discretization.hpp"
 #include "solvers/operator_view.hpp"
@@ -71,12 +71,13 @@ void chunk_responses(T* alpha, T bs, int cap) {
 // lines along axis (inv[m - first]), by the same point rules (axis_row, implicit_row) as
 // every other line solver: Dirichlet ends are outside, a Neumann end row (wm = 0,
 // wp = 2 w, or the mirror) is halved so that every off-diagonal is -s, as the warp solve
-// assumes. Returns s = -a of the interior rows.
+// assumes. Returns s = -a of the interior rows, read off the (halved) rows themselves:
+// a line of two nodes has no interior row, and its node 1 is an end row.
 template <class T>
 T line_inverse_pivots(const OperatorView<T>& op, int axis, T tau, int first, int last, T* inv) {
   const int n = op.n[axis];
   const std::size_t st = axis_stride(op.n, axis);
-  T cp_prev = T(0);
+  T cp_prev = T(0), s = T(0);
   for (int m = first; m <= last; ++m) {
     TriRow<T> row = implicit_row(axis_row(op, axis, m, m * st, st), tau);
     const RowKind kind = row_kind(m, n, op.lo[axis], op.hi[axis]);
@@ -85,11 +86,12 @@ T line_inverse_pivots(const OperatorView<T>& op, int axis, T tau, int first, int
       row.b *= T(0.5);
       row.c *= T(0.5);
     }
+    s = row.a != T(0) ? -row.a : row.c != T(0) ? -row.c : s;
     const T a = m == first ? T(0) : row.a;
     inv[m - first] = T(1) / (row.b - a * cp_prev);
     cp_prev = row.c * inv[m - first];
   }
-  return -implicit_row(axis_row(op, axis, 1, st, st), tau).a;
+  return s;
 }
 
 // The warp solve's factors (alpha, Gf, Gb: 3 x 32 cap values to out, zeroed) for the

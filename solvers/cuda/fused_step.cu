@@ -243,31 +243,42 @@ int x_lines(bool bulk) {
   return bulk ? kXBulkLines<T> : kXLines;
 }
 constexpr int kXSlots = 4;
-template <class T>
-constexpr bool kZAsyncU = sizeof(T) == 8;
 
 template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
 
 // bulk: the x pass of bulk copies (x_pass_bulk_kernel), where plan_x_bulk allows it.
+// tiles: the y/z pass's tile buffers (yz_tile_buffers).
 template <class T, int C>
-PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false) {
+PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false, int tiles = 1) {
   if (axis == 0 && bulk)
     return source ? fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, true>
                   : fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, false>;
   if (axis == 0)
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
-  if (axis == 1) return fused::yz_pass_kernel<T, fused::kYZLines<T>, C, 1, false>;
-  return fused::yz_pass_kernel<T, fused::kYZLines<T>, C, 2, kZAsyncU<T>>;
+  constexpr int L = fused::kYZLines<T>;
+  if constexpr (fused::yz_two_tiles_possible<C>())
+    if (tiles == 2)
+      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2> : fused::yz_pass_kernel<T, L, C, 2, false, 2>;
+  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1> : fused::yz_pass_kernel<T, L, C, 2>;
 }
 
 template <class T, int C>
-std::size_t chunked_smem_bytes(int axis, int n, bool bulk = false) {
+std::size_t chunked_smem_bytes(int axis, int n, bool bulk = false, int tiles = 1) {
+  constexpr int L = fused::kYZLines<T>;
   if (axis == 0 && bulk) return fused::x_pass_bulk_smem_bytes<T, kXBulkLines<T>, kXSlots, C>(n);
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
-  if (axis == 1) return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C, false>(n);
-  return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C, kZAsyncU<T>>(n);
+  return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
+}
+
+// Tile buffers of a y/z pass: two (the next tile's copy in flight during the solve) where
+// they fit in shared memory, except in the float z pass, where one buffer and three blocks
+// per SM measured faster (fused_step_kernels.cuh).
+template <class T, int C>
+int yz_tile_buffers(int axis, int n, int optin) {
+  if (axis == 0 || (axis == 2 && sizeof(T) == 4) || !fused::yz_two_tiles_possible<C>()) return 1;
+  return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 
 // Which kernel takes the lines of this axis (n nodes each): 1 chunked, 2 fallback, 0 none.
@@ -327,10 +338,12 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
     const bool bulk = axis == 0 && aligned && plan_x_bulk<T>(na, device, optin, source);
     if (axis == 0) p.x_bulk = bulk;
-    const PassKernel<T> kernel =
-        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk); });
-    p.smem[axis] =
-        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk); });
+    const int tiles = p.tiles[axis] =
+        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
+    const PassKernel<T> kernel = fused::with_chunk_cap(
+        p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk, tiles); });
+    p.smem[axis] = fused::with_chunk_cap(
+        p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles); });
     p.threads[axis] = axis == 0 ? 32 * (x_lines<T>(bulk) + (bulk ? 1 : 0)) : 256;
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(p.smem[axis])));
@@ -419,8 +432,9 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       if (axis == 2) launch_fallback_pass<T, 2>(args, s);
       continue;
     }
-    const PassKernel<T> kernel = fused::with_chunk_cap(
-        plan_.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, axis == 0 && plan_.x_bulk); });
+    const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
+      return chunked_kernel<T, C.value>(axis, source, axis == 0 && plan_.x_bulk, plan_.tiles[axis]);
+    });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_.smem[axis])));

@@ -23,10 +23,11 @@ struct FusedStepPolicy {
 };
 
 // Measured (H100 SXM, 512^3, adi3d_fused_tune, 2026-11-23; a device copy of one array
-// moves 2.96 TB/s, read plus write):
-//   float:  x 0.410 ms, y 0.436 ms, z 0.627 ms; step 1.51 ms (floor of 7 arrays 1.27 ms)
-//   double: x 0.795 ms, y 0.811 ms, z 1.235 ms; step 2.86 ms (floor 2.51 ms)
-// i.e. 83-90% of copy bandwidth per pass. The x pass by bulk copies (sm_90); the cp.async
+// moves 2.95 TB/s, read plus write):
+//   float:  x 0.412 ms, y 0.417 ms, z 0.630 ms; step 1.50 ms (floor of 7 arrays 1.27 ms)
+//   double: x 0.801 ms, y 0.797 ms, z 1.234 ms; step 2.84 ms (floor 2.52 ms)
+// i.e. 87-90% of copy bandwidth per pass (y with two tile buffers per block, z float with
+// one: fused_step_kernels.cuh). The x pass by bulk copies (sm_90); the cp.async
 // x pass that rows which are not 16-byte units take ran 0.525 / 1.041 ms (ncu: 68
 // instructions per point, a quarter of them copying, half the stalls at the block
 // barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,
@@ -55,6 +56,7 @@ class FusedDouglasStep {
     bool x_bulk = false;   // the x pass by bulk copies
     int kind[3] = {0, 0, 0};   // 1: chunked warp kernels, 2: fallback tile kernel
     int cap[3] = {0, 0, 0};    // rows per lane chunk of the warp solve (odd)
+    int tiles[3] = {1, 1, 1};  // tile buffers of the y and z passes
     int threads[3] = {0, 0, 0};
     int grid[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     std::size_t smem[3] = {0, 0, 0};

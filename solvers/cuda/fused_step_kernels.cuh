@@ -372,64 +372,78 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2). Block 256 threads, persistent over the tiles
-// (ceil(nx / L) per line of tiles, times n_other - 2), one tile at a time (the other
-// blocks on the SM overlap). kAsyncU (z): u of the tile comes by cp.async with it, else
-// by loads in the update loop. kSolveOnly: a plain line solve of d in place along either
-// axis (TileLineSolve) over the unknowns a.first..a.last of each axis: a Dirichlet end
+// (ceil(nx / L) per line of tiles, times n_other - 2). NB = 1: one tile at a time (the
+// other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
+// block solves and stores the current one (one block per SM by shared memory; lines of
+// up to 32 x 17 rows). The z pass loads u in its update loop, or with two buffers into
+// registers before the solve. kSolveOnly: a plain line solve of d in place along either
+// axis (WarpLineSolve) over the unknowns a.first..a.last of each axis: a Dirichlet end
 // value of d (not necessarily 0 there) moves into the first or last row; a Neumann end
 // row is halved, as its factors are (the matrix is then symmetric with off-diagonal -s).
 // Dynamic shared memory: yz_pass_smem_bytes.
 //
+// 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
+// float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double (u by cp.async
+// into a tile of its own beside one data buffer: 0.702 / 1.249).
+//
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
-// (up to 32 C) run past it into what follows (the u tile, the factors: finite and not
-// written during the solve), and the rows R..R_alloc-1 are zeroed once.
+// (up to 32 C) run past it into what follows (the factors: finite and not written during
+// the solve), and the rows R..R_alloc-1 are zeroed once. With NB = 2 the first tile has
+// all 32 C rows (what follows it, the second tile, is being written).
 template <class T, int L, int C>
 __host__ __device__ constexpr int yz_alloc_rows(int R) {
   const int m = 32 * C - (3 * 32 * C) / (L + 1);
   return R > m ? R : m;
 }
-template <class T, int L, int C, bool kAsyncU>
+template <class T, int L, int C, int NB = 1>
 std::size_t yz_pass_smem_bytes(int n) {
   const std::size_t tile = static_cast<std::size_t>(yz_alloc_rows<T, L, C>(n - 2)) * (L + 1);
-  return ((kAsyncU ? 2 : 1) * tile + 3 * 32 * C) * sizeof(T);
+  const std::size_t first_tile = NB == 2 ? static_cast<std::size_t>(32 * C) * (L + 1) : 0;
+  return (first_tile + tile + 3 * 32 * C) * sizeof(T);
+}
+// Chunk capacities whose lines may take two tile buffers: 2 x 32 x 33 rows of 128 bytes
+// exceed an SM's shared memory (the kernels of the others are not compiled).
+template <int C>
+constexpr bool yz_two_tiles_possible() {
+  return C <= 17;
 }
 
-// Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float).
-template <class T, int C>
+// Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float with
+// one tile buffer, 1 with two).
+template <class T, int C, int NB>
 constexpr int yz_min_blocks() {
-  return C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
+  return NB == 2 ? 1 : C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kAsyncU, bool kSolveOnly = false>
-__global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1>
+__global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
   constexpr int kThreads = 256;
   constexpr int LPW = L / 8;        // lines per warp
   constexpr int RS = kThreads / L;  // rows per sweep of the block
   constexpr int P = L + 1;          // row pitch in shared memory
   static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
-  static_assert(kAxis == 2 || !kAsyncU, "u only in the z pass");
-  static_assert(!(kSolveOnly && kAsyncU), "a plain solve does not read u");
+  static_assert(NB == 1 || (NB == 2 && yz_two_tiles_possible<C>()), "one or two tile buffers");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* tile = reinterpret_cast<T*>(smem_raw);
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const TileSpan span = tile_span<kAxis, kSolveOnly>(a);
   const int first = span.first, R = span.R, i_first = span.i_first, i_last = span.i_last, o_first = span.o_first,
             planes = span.planes;
   const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
-  T* utile = tile + tile_elems;
-  T* fac = utile + (kAsyncU ? tile_elems : 0);
+  T* const tile0 = reinterpret_cast<T*>(smem_raw);
+  T* const tile1 = tile0 + (NB == 2 ? 32 * C * P : 0);
+  T* fac = tile1 + tile_elems;
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
   load_factors<T, C>(a.chunk_factors, fac);
-  for (int e = R * P + tid; e < tile_elems; e += kThreads) {
-    tile[e] = T(0);
-    if (kAsyncU) utile[e] = T(0);
-  }
+  for (int e = R * P + tid; e < tile_elems; e += kThreads) tile1[e] = T(0);
+  if (NB == 2)
+    for (int e = R * P + tid; e < 32 * C * P; e += kThreads) tile0[e] = T(0);
 
-  // Copies and stores: thread tid always takes column col = tid % L, rows row0 + s RS.
+  // Copies and stores: thread tid always takes column col = tid % L, rows row0 + s RS (so
+  // a thread's stores read from a tile exactly what its copies wrote there).
   const int col = tid % L, row0 = tid / L;
   const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
   const std::size_t sweep = RS * row_stride;
@@ -446,33 +460,72 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
     for (int r = row0; r < R; r += RS, src += sweep, dst += RS * P)
       cp_async<sizeof(T)>(dst, ok ? src : base, ok);
   };
+  // Plain solve: the values of d on the Dirichlet end nodes beside this thread's rows of
+  // tile t (row 0 and row R-1 of its column, where it copies them), loaded with the tile's
+  // copy and used once it has landed, so that their latency hides behind it.
+  const bool lo_row = row0 == 0, hi_row = row0 == (R - 1) % RS;
+  const bool dirichlet_lo = first == 1, dirichlet_hi = first + R == a.n[kAxis] - 1;
+  T next_lo = T(0), next_hi = T(0);
+  auto load_ends = [&](std::size_t p0, bool ok) {
+    if (!kSolveOnly || !ok) return;
+    if (lo_row && dirichlet_lo) next_lo = a.d[p0 - row_stride];
+    if (hi_row && dirichlet_hi) next_hi = a.d[p0 + (R - row0) * row_stride];
+  };
+  auto copy_tile = [&](int t, T* dst) {
+    bool ok;
+    const std::size_t p0 = offset(t, ok);
+    copy_rows(a.d, dst, p0, ok);
+    load_ends(p0, ok);
+  };
 
   const int warp = tid / 32, lane = tid & 31;
   const int lim = R - lane * C;  // rows of this lane's chunk that are real: q < lim
-  for (int t = blockIdx.x; t < total; t += gridDim.x) {
-    __syncthreads();  // the last tile's stores are done
+  if (NB == 2) {
+    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
+    cp_async_commit();
+  }
+  int buffer = 0;
+  for (int t = blockIdx.x; t < total; t += gridDim.x, buffer ^= NB - 1) {
+    T* const tile = buffer ? tile1 : tile0;
     bool ok;
     const std::size_t p0 = offset(t, ok);
-    copy_rows(a.d, tile, p0, ok);
-    if (kAsyncU) copy_rows(a.u, utile, p0, ok);
-    cp_async_commit();
-    cp_async_wait<0>();
+    T end_lo, end_hi;  // tile t's Dirichlet end values (plain solve)
+    if constexpr (NB == 1) {
+      __syncthreads();  // the last tile's stores are done
+      copy_tile(t, tile);
+      cp_async_commit();
+      end_lo = next_lo;
+      end_hi = next_hi;
+      cp_async_wait<0>();
+    } else {
+      end_lo = next_lo;
+      end_hi = next_hi;
+      // The other tile's last reads by other threads were in the last solve (a barrier
+      // ago); this thread's own stores from it are issued.
+      if (t + static_cast<int>(gridDim.x) < total) copy_tile(t + gridDim.x, buffer ? tile0 : tile1);
+      cp_async_commit();
+      cp_async_wait<1>();  // tile t
+    }
+    // Two tile buffers (one block per SM, registers to spare): the z pass loads its u of
+    // tile t now, to registers, so that the loads fly during the solve.
+    constexpr bool kUInRegisters = kAxis == 2 && !kSolveOnly && NB == 2;
+    constexpr int U = kUInRegisters ? (32 * C + RS - 1) / RS : 1;  // rows per thread
+    T u_rows[U];
+    if (kUInRegisters && ok) {
+      const T* up = a.u + p0;
+#pragma unroll
+      for (int q = 0; q < U; ++q)
+        if (row0 + q * RS < R) u_rows[q] = up[q * sweep];
+    }
     if (kSolveOnly && ok) {
       // Row 0 and row R-1 of the column were copied by this thread, if by any. Behind a
       // Dirichlet end the equation carries the end node's value (s d, s = -a = -c); a
-      // Neumann end row is halved.
-      if (row0 == 0) {
-        if (first == 1)
-          tile[col] += a.s * a.d[p0 - row_stride];
-        else
-          tile[col] *= T(0.5);
-      }
-      if (row0 == (R - 1) % RS) {
-        if (first + R == a.n[kAxis] - 1)
-          tile[(R - 1) * P + col] += a.s * a.d[p0 + (R - row0) * row_stride];
-        else
-          tile[(R - 1) * P + col] *= T(0.5);
-      }
+      // Neumann end row is halved, first: a line of one unknown between a Dirichlet and a
+      // Neumann end has both on one row, whose coupling to the end node is halved to -s.
+      if (lo_row && !dirichlet_lo) tile[col] *= T(0.5);
+      if (hi_row && !dirichlet_hi) tile[(R - 1) * P + col] *= T(0.5);
+      if (lo_row && dirichlet_lo) tile[col] += a.s * end_lo;
+      if (hi_row && dirichlet_hi) tile[(R - 1) * P + col] += a.s * end_hi;
     }
     __syncthreads();
 #pragma unroll 1
@@ -492,11 +545,11 @@ __global__ void __launch_bounds__(256, yz_min_blocks<T, C>())
     if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p0;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
-    } else if (kAsyncU) {
-      // This thread copied exactly these elements of u: no barrier needed.
-      const T* uc = utile + row0 * P + col;
+    } else if (kUInRegisters) {
       T* up = a.u + p0;
-      for (int r = row0; r < R; r += RS, up += sweep, x += RS * P, uc += RS * P) *up = *uc + *x;
+#pragma unroll
+      for (int q = 0; q < U; ++q)
+        if (row0 + q * RS < R) up[q * sweep] = u_rows[q] + x[q * RS * P];
     } else {
       // u += x, B loads of u in flight per thread.
       constexpr int B = 8;

@@ -98,11 +98,11 @@ void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool
               100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts, a.n[0]) : 0.0);
 }
 
-template <class T, int L, int kAxis, bool kAsyncU>
+template <class T, int L, int kAxis, int NB = 1>
 void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   constexpr int C = 17;
-  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, kAsyncU>;
-  const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, kAsyncU>(a.n[kAxis]);
+  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB>;
+  const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, NB>(a.n[kAxis]);
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   if (smem > static_cast<std::size_t>(optin)) return;
@@ -116,7 +116,7 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   }
   const double ms = median_ms([&] { kernel<<<grid, 256, smem>>>(a); });
   std::printf("  %c %3dB rows%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
-              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), kAsyncU ? " async-u" : "", ms,
+              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", ms,
               100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
 }
 
@@ -200,8 +200,10 @@ void run(int n, bool profile, bool steps_only) {
   if (profile) {
     time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr, true);
     time_x<T, 8, 4, true>(a, copy_ms, "L8 NS4 bulk", nullptr, true);
-    time_yz<T, 2 * L64, 1, false>(a, copy_ms, true);
-    time_yz<T, 2 * L64, 2, false>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 1>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 2>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 1, 2>(a, copy_ms, true);
+    time_yz<T, 2 * L64, 2, 2>(a, copy_ms, true);
     return;
   }
   if (!steps_only) {
@@ -214,11 +216,12 @@ void run(int n, bool profile, bool steps_only) {
   a.vec16 = 0;
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4 4B", d2);
   a.vec16 = (n * sizeof(T)) % 16 == 0;
-  time_yz<T, L64, 1, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 1, false>(a, copy_ms, false);
-  time_yz<T, L64, 2, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, false>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, true>(a, copy_ms, false);
+  time_yz<T, L64, 1>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 1>(a, copy_ms, false);
+  time_yz<T, L64, 2>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 1, 2>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, 2>(a, copy_ms, false);
   }
 
   // The whole step through the class (its own constants), constant alpha, no source.

@@ -139,7 +139,7 @@ struct VarPassArgs {
   T* u;            // u, updated in place (z pass)
 };
 
-// Plain y/z solves of an alpha field (yz_var_kernel with kSolveOnly, TileLineSolve): the
+// Plain y/z solves of an alpha field (yz_var_kernel with kSolveOnly, WarpLineSolve): the
 // nodes [first, last] per axis that are solved, as in SolveArgs.
 template <class T>
 struct VarSolveArgs : VarPassArgs<T> {
@@ -156,7 +156,7 @@ struct VarSolveArgs : VarPassArgs<T> {
 // a.first..a.last of each axis (VarSolveArgs); the data tile then holds all n nodes of
 // the line, so that a Dirichlet end value (s d, s the end face's weight) moves into the
 // first or last row from the tile, and a Neumann end row is halved (its outer face has no
-// weight and its identity term is 1/2), as TileLineSolve's constant-alpha rows are.
+// weight and its identity term is 1/2), as WarpLineSolve's constant-alpha rows are.
 // Dynamic shared memory: yz_var_smem_bytes.
 template <class T, int L, bool kSolveOnly = false>
 std::size_t yz_var_smem_bytes(int n) {
@@ -241,11 +241,15 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
           const int m = lane_node + q;
           return m >= 1 && m <= n - 1 ? face_weight(al(m - 1), al(m), tw) : T(0);
         };
+        // A Neumann end row is halved before the Dirichlet node's value enters: one unknown
+        // between a Dirichlet and a Neumann end takes both (the low end's value is added
+        // last).
+        T dirichlet_lo = T(0);
         if (lane == 0) {
           if (halve_lo)
             v[0] *= T(0.5);
           else
-            v[0] += face(0) * c[-P];  // the Dirichlet node before the line
+            dirichlet_lo = face(0) * c[-P];  // the Dirichlet node before the line
         }
 #pragma unroll
         for (int q = 0; q < C; ++q)
@@ -255,6 +259,7 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
             else
               v[q] += face(q + 1) * c[(q + 1) * P];
           }
+        v[0] += dirichlet_lo;
         warp_solve_var<T, C>(
             v, face,
             [&](int q) { return (halve_lo && lane == 0 && q == 0) || (halve_hi && q == lim - 1) ? T(0.5) : T(1); },

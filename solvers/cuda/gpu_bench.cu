@@ -61,7 +61,8 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   backend.set_policy(CudaPolicy{});
 
   // Solves run in place on r; values stay bounded because (I - tau A)^{-1} is a contraction.
-  for (XSolveVariant v : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas, XSolveVariant::tridiag}) {
+  for (XSolveVariant v :
+       {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas, XSolveVariant::tridiag, XSolveVariant::warp_lines}) {
     CudaPolicy p{};
     p.x_solve = v;
     p.constant_coefficients = false;

@@ -19,7 +19,7 @@ TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
   EXPECT_TRUE(cuda_compiled());
   const CudaPolicy p = cuda_policy(*this->gpu_);
   EXPECT_EQ(p.stencil, StencilVariant::planes);
-  EXPECT_EQ(p.x_solve, XSolveVariant::tridiag);
+  EXPECT_EQ(p.x_solve, XSolveVariant::warp_lines);
   EXPECT_TRUE(p.yz_tiles);
 }
 

@@ -1,5 +1,6 @@
 // solve_lines on the CUDA backend against the CPU backend: x lines by hybrid PCR-Thomas,
-// one thread per line, register packing, cuSPARSE and the tridiag library (and the
+// one thread per line, register packing, cuSPARSE, the tridiag library and a warp per
+// line (and the
 // fallback for lines too long for PCR), y and z lines
 // through the fused step's tile kernels and by per-thread Thomas with shared and global
 // scratch; every boundary combination, cyclic systems on periodic
@@ -93,6 +94,17 @@ TYPED_TEST(CudaLineSolve, XTridiagLibraryMatchesCpu) {
                {4001, 2, 2}, {4100, 2, 2}});
 }
 
+// A warp per x line (constant alpha; an alpha field and periodic lines take the tridiag
+// library): the shortest lines, line lengths on either side of a chunk capacity and of
+// the longest lines it takes (1056 unknowns; 1059 nodes fall back), odd lengths (rows not
+// 16-byte aligned), and more lines than the device's warps, so that warps solve several
+// lines each and carry the next one in registers.
+TYPED_TEST(CudaLineSolve, XWarpLinesMatchesCpu) {
+  this->check(0, with_x(XSolveVariant::warp_lines),
+              {{3, 3, 3}, {2, 3, 2}, {4, 5, 3}, {33, 2, 3}, {98, 3, 2}, {257, 5, 4}, {512, 3, 2}, {1058, 2, 2},
+               {1059, 2, 2}, {19, 150, 200}});
+}
+
 // The cached coefficient arrays (periodic x) follow tau, the x boundary kinds and the grid.
 TYPED_TEST(CudaLineSolve, XTridiagCoefficientCacheFollowsTauAndBoundaries) {
   using T = TypeParam;
@@ -182,6 +194,20 @@ TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
                   << "axis " << axis << " " << describe(bc, n, field);
           }
         }
+      }
+}
+
+// Lines of two nodes with the default kernels (a warp per line along every axis): no
+// interior row to take the off-diagonal from, and between a Dirichlet and a Neumann end a
+// single unknown whose row is both halved and given the end value.
+TYPED_TEST(CudaLineSolve, TwoNodeLinesMatchCpu) {
+  for (int axis = 0; axis < 3; ++axis)
+    for (const BoundarySpec& bc : all_face_mixes())
+      for (bool field : {false, true}) {
+        std::array<int, 3> n{6, 5, 4};
+        n[axis] = 2;
+        ASSERT_LE(this->compare(axis, n, bc, field), tolerance<TypeParam>())
+            << "axis " << axis << " " << describe(bc, n, field);
       }
 }
 

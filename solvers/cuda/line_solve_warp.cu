@@ -1,13 +1,14 @@
-// TileLineSolve (line_solve_yz_tiles.hpp): y and z lines solved by the fused step's y/z
+// WarpLineSolve (line_solve_warp.hpp): y and z lines solved by the fused step's y/z
 // tile kernels in their plain-solve form: constant alpha by yz_pass_kernel
 // (fused_step_kernels.cuh), an alpha field by yz_var_kernel (fused_step_var_kernels.cuh),
-// both with kSolveOnly.
+// both with kSolveOnly; x lines of constant alpha by x_line_kernel (x_line_kernel.cuh).
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
-#include "solvers/cuda/line_solve_yz_tiles.hpp"
+#include "solvers/cuda/line_solve_warp.hpp"
+#include "solvers/cuda/x_line_kernel.cuh"
 
 #include <cuda_runtime.h>
 
@@ -23,13 +24,27 @@ using SolveKernel = void (*)(fused::SolveArgs<T>);
 template <class T>
 using FieldKernel = void (*)(fused::VarSolveArgs<T>);
 
-// The plain-solve tile kernel for lines along axis (1 or 2) and chunk capacity cap.
+// The plain-solve kernel for lines along axis, chunk capacity cap and (y, z) tile buffers,
+// and its dynamic shared memory for lines of n nodes.
 template <class T>
-SolveKernel<T> solve_kernel(int axis, int cap) {
+SolveKernel<T> solve_kernel(int axis, int cap, int tiles) {
   constexpr int L = fused::kYZLines<T>;
   return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
-    return axis == 1 ? fused::yz_pass_kernel<T, L, C.value, 1, false, true>
-                     : fused::yz_pass_kernel<T, L, C.value, 2, false, true>;
+    constexpr int c = C.value;
+    if (axis == 0) return fused::x_line_kernel<T, c>;
+    if constexpr (fused::yz_two_tiles_possible<c>())
+      if (tiles == 2)
+        return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2> : fused::yz_pass_kernel<T, L, c, 2, true, 2>;
+    return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
+  });
+}
+template <class T>
+std::size_t solve_smem_bytes(int axis, int cap, int n, int tiles) {
+  constexpr int L = fused::kYZLines<T>;
+  return fused::with_chunk_cap(cap, [&](auto C) {
+    constexpr int c = C.value;
+    if (axis == 0) return fused::x_line_smem_bytes<T, c>();
+    return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, c, 2>(n) : fused::yz_pass_smem_bytes<T, L, c>(n);
   });
 }
 
@@ -57,6 +72,8 @@ std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device) {
   return {true, std::max(1, per_sm) * sms};
 }
 
+static_assert(32 * fused::kXLineWarps == 256, "every plain-solve kernel runs blocks of 256 threads");
+
 // Launches kernel(args) on `blocks` blocks of 256 threads. The shared-memory limit is set
 // at every launch: it belongs to the kernel, and an entry for another line length with the
 // same kernel may have set it lower since (the fused step does the same).
@@ -74,10 +91,18 @@ int tile_count(const Span& span, int axis, int L, int nx) {
   return (nx + L - 1) / L * (span.last[other] - span.first[other] + 1);
 }
 
+// Blocks of x_line_kernel with work: kXLineWarps lines each.
+template <class Span>
+long long x_line_blocks(const Span& span) {
+  const long long lines =
+      static_cast<long long>(span.last[1] - span.first[1] + 1) * (span.last[2] - span.first[2] + 1);
+  return (lines + fused::kXLineWarps - 1) / fused::kXLineWarps;
+}
+
 }  // namespace
 
 template <class T>
-const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const OperatorView<T>& op, int axis, T tau,
+const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const OperatorView<T>& op, int axis, T tau,
                                                                     int first, int last, int cap, int device,
                                                                     CUstream_st* stream) {
   const int n = op.n[axis];
@@ -92,10 +117,16 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, T(0), {}};
-  f.smem = fused::with_chunk_cap(
-      cap, [&](auto C) { return fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C.value, false>(last - first + 3); });
-  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap), f.smem, device);
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis],
+            {false, 0}, 1, 0, T(0), {}};
+  // y, z: two tile buffers (the next tile's copy in flight during the solve) where they fit.
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const bool two =
+      axis != 0 && fused::with_chunk_cap(cap, [](auto C) { return fused::yz_two_tiles_possible<C.value>(); });
+  f.tiles = two && solve_smem_bytes<T>(axis, cap, last - first + 3, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
+  f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3, f.tiles);
+  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap, f.tiles), f.smem, device);
   f.fit = {fits, resident};
   if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
@@ -110,8 +141,13 @@ const typename TileLineSolve<T>::Factors& TileLineSolve<T>::factors(const Operat
 }
 
 template <class T>
-bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
-  if ((axis != 1 && axis != 2) || op.lo[axis] == BoundaryKind::periodic) return false;
+bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
+  if (axis < 0 || axis > 2 || op.lo[axis] == BoundaryKind::periodic) return false;
+  // x lines of an alpha field: the tridiag library's solver. A warp per line with the
+  // alpha-field partition solve (fused_step_var_kernels.cuh) ran 1.45 / 2.16 ms at 512^3
+  // float / double against its 0.91 / 1.79 (H100, 2026-11-23): the solve's dependent
+  // divisions, not the memory, bound it.
+  if (axis == 0 && op.alpha_field) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
   // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns.
   Span span{};
@@ -163,12 +199,13 @@ bool TileLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.d = d;
   args.chunk_factors = f.values.data();
   args.s = f.s;
-  const int tiles = tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
-  launch_tiles(solve_kernel<T>(axis, cap), args, std::min(tiles, f.fit.resident_blocks), f.smem, stream);
+  const long long work = axis == 0 ? x_line_blocks(span) : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
+  const int blocks = static_cast<int>(std::min<long long>(work, f.fit.resident_blocks));
+  launch_tiles(solve_kernel<T>(axis, cap, f.tiles), args, blocks, f.smem, stream);
   return true;
 }
 
-template class TileLineSolve<float>;
-template class TileLineSolve<double>;
+template class WarpLineSolve<float>;
+template class WarpLineSolve<double>;
 
 }  // namespace adi3d::cuda

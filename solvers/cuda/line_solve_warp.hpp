@@ -1,5 +1,6 @@
 #pragma once
-// y and z line solves of the CUDA backend through the fused step's tile kernels. Plain
+// Line solves of the CUDA backend by a warp per line: y and z through the fused step's
+// tile kernels, x of constant alpha through x_line_kernel. Plain
 // C++ (no CUDA headers): the stream is the runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/operator_view.hpp"
@@ -11,8 +12,9 @@ struct CUstream_st;
 namespace adi3d::cuda {
 
 // Lines along y or z of (I - tau A_axis) x = d, in place, through the fused step's y/z
-// tile kernels: each value of d read and written once (2 arrays per point; 3 with an
-// alpha field, whose tile comes along), a warp per line. Takes Dirichlet or Neumann ends
+// tile kernels, and lines along x of constant alpha through x_line_kernel (contiguous
+// lines need no tile): each value of d read and written once (2 arrays per point; 3 with
+// an alpha field, whose tile comes along), a warp per line. Takes Dirichlet or Neumann ends
 // on the lines (not periodic: those are cyclic), any faces on the other axes, and up to
 // 1056 unknowns per line. Every line is solved, face lines of the other axes too, as the
 // other line solvers do; the values of d on a line's Dirichlet end nodes enter its first
@@ -21,7 +23,7 @@ namespace adi3d::cuda {
 // few tau). An alpha field: each warp forms its line's rows from the alpha tile
 // (fused_step_var_kernels.cuh, a partition solve of the line).
 template <class T>
-class TileLineSolve {
+class WarpLineSolve {
  public:
   // False, launching nothing, where it does not apply.
   bool run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream);
@@ -51,6 +53,7 @@ class TileLineSolve {
     BoundaryKind lo, hi;
     T tau, alpha, inv_h2;
     Fit fit;
+    int tiles;         // y, z: tile buffers of the kernel (1 or 2)
     std::size_t smem;  // dynamic shared memory per block
     T s;               // -a of the interior rows
     Array<T> values;   // the warp solve's alpha, Gf, Gb (3 x 32 cap)
