@@ -551,7 +551,8 @@ __global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
       for (int q = 0; q < U; ++q)
         if (row0 + q * RS < R) up[q * sweep] = u_rows[q] + x[q * RS * P];
     } else {
-      // u += x, B loads of u in flight per thread.
+      // u += x, B loads of u in flight per thread (z 512^3 float on an H200: B = 4, 8, 16,
+      // 32 ran 0.549, 0.505, 0.507, 0.524 ms).
       constexpr int B = 8;
       T* up = a.u + p0;
       for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
