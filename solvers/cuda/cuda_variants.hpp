@@ -44,10 +44,10 @@ enum class LineScratch {
 };
 
 struct CudaPolicy {
-  // planes: 0.434 ms float / 0.791 ms double at 512^3 (H100, constant alpha, median of
-  // 20; 84% / 91% of a device copy, the boundary shell's kernel included), against
-  // shuffle 0.534 / 0.856, zpencil_smem 0.617 / 1.018, zpencil 0.693 / 1.092, naive
-  // 1.686 / 2.228 (adi3d bench gpu, 2026-11-23). An alpha field, rows that are not whole
+  // planes: 0.426 ms float / 0.785 ms double at 512^3 (H100, constant alpha, median of
+  // 20; 86% / 92% of a device copy, the boundary shell's kernel included), against
+  // shuffle 0.536 / 0.859, zpencil_smem 0.619 / 1.018, zpencil 0.694 / 1.108, naive
+  // 1.681 / 2.225 (adi3d bench gpu, 2026-11-23). An alpha field, rows that are not whole
   // 16-byte units, or a device before sm_90: shuffle.
   StencilVariant stencil = StencilVariant::planes;
   // warp_lines: 0.429 ms float / 0.845 ms double at 512^3 (85% of a device copy), against

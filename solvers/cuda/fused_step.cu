@@ -272,12 +272,12 @@ std::size_t chunked_smem_bytes(int axis, int n, bool bulk = false, int tiles = 1
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }
 
-// Tile buffers of a y/z pass: two (the next tile's copy in flight during the solve) where
-// they fit in shared memory, except in the float z pass, where one buffer and three blocks
-// per SM measured faster (fused_step_kernels.cuh).
+// Tile buffers of a y/z pass: two (the next tile's copy in flight during the solve) for
+// the float y pass of lines of 290 to 546 nodes, where they fit in shared memory; one
+// elsewhere (the others measured the same or slower: fused_step_kernels.cuh).
 template <class T, int C>
 int yz_tile_buffers(int axis, int n, int optin) {
-  if (axis == 0 || (axis == 2 && sizeof(T) == 4) || !fused::yz_two_tiles_possible<C>()) return 1;
+  if (axis != 1 || sizeof(T) != 4 || C != 17 || !fused::yz_two_tiles_possible<C>()) return 1;
   return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 

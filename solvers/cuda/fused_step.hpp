@@ -25,9 +25,9 @@ struct FusedStepPolicy {
 // Measured (H100 SXM, 512^3, adi3d_fused_tune, 2026-11-23; a device copy of one array
 // moves 2.95 TB/s, read plus write):
 //   float:  x 0.412 ms, y 0.417 ms, z 0.630 ms; step 1.50 ms (floor of 7 arrays 1.27 ms)
-//   double: x 0.801 ms, y 0.797 ms, z 1.234 ms; step 2.84 ms (floor 2.52 ms)
-// i.e. 87-90% of copy bandwidth per pass (y with two tile buffers per block, z float with
-// one: fused_step_kernels.cuh). The x pass by bulk copies (sm_90); the cp.async
+//   double: x 0.801 ms, y 0.802 ms, z 1.235 ms; step 2.84 ms (floor 2.52 ms)
+// i.e. 87-90% of copy bandwidth per pass (the float y pass with two tile buffers per
+// block: fused_step_kernels.cuh). The x pass by bulk copies (sm_90); the cp.async
 // x pass that rows which are not 16-byte units take ran 0.525 / 1.041 ms (ncu: 68
 // instructions per point, a quarter of them copying, half the stalls at the block
 // barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,

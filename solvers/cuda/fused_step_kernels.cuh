@@ -375,16 +375,17 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // (ceil(nx / L) per line of tiles, times n_other - 2). NB = 1: one tile at a time (the
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
-// up to 32 x 17 rows). The z pass loads u in its update loop, or with two buffers into
-// registers before the solve. kSolveOnly: a plain line solve of d in place along either
+// up to 32 x 17 rows). The z pass loads u in its update loop. kSolveOnly: a plain line
+// solve of d in place along either
 // axis (WarpLineSolve) over the unknowns a.first..a.last of each axis: a Dirichlet end
 // value of d (not necessarily 0 there) moves into the first or last row; a Neumann end
 // row is halved, as its factors are (the matrix is then symmetric with off-diagonal -s).
 // Dynamic shared memory: yz_pass_smem_bytes.
 //
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
-// float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double (u by cp.async
-// into a tile of its own beside one data buffer: 0.702 / 1.249).
+// float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double with two
+// buffers and u loaded to registers before the solve (one buffer and u by cp.async into a
+// tile of its own: 0.702 / 1.249). Only the float y pass gains enough to take two.
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the factors: finite and not written during
@@ -506,17 +507,6 @@ __global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
       cp_async_commit();
       cp_async_wait<1>();  // tile t
     }
-    // Two tile buffers (one block per SM, registers to spare): the z pass loads its u of
-    // tile t now, to registers, so that the loads fly during the solve.
-    constexpr bool kUInRegisters = kAxis == 2 && !kSolveOnly && NB == 2;
-    constexpr int U = kUInRegisters ? (32 * C + RS - 1) / RS : 1;  // rows per thread
-    T u_rows[U];
-    if (kUInRegisters && ok) {
-      const T* up = a.u + p0;
-#pragma unroll
-      for (int q = 0; q < U; ++q)
-        if (row0 + q * RS < R) u_rows[q] = up[q * sweep];
-    }
     if (kSolveOnly && ok) {
       // Row 0 and row R-1 of the column were copied by this thread, if by any. Behind a
       // Dirichlet end the equation carries the end node's value (s d, s = -a = -c); a
@@ -545,11 +535,6 @@ __global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
     if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p0;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
-    } else if (kUInRegisters) {
-      T* up = a.u + p0;
-#pragma unroll
-      for (int q = 0; q < U; ++q)
-        if (row0 + q * RS < R) up[q * sweep] = u_rows[q] + x[q * RS * P];
     } else {
       // u += x, B loads of u in flight per thread (z 512^3 float on an H200: B = 4, 8, 16,
       // 32 ran 0.549, 0.505, 0.507, 0.524 ms).

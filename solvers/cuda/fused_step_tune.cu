@@ -203,7 +203,6 @@ void run(int n, bool profile, bool steps_only) {
     time_yz<T, 2 * L64, 1>(a, copy_ms, true);
     time_yz<T, 2 * L64, 2>(a, copy_ms, true);
     time_yz<T, 2 * L64, 1, 2>(a, copy_ms, true);
-    time_yz<T, 2 * L64, 2, 2>(a, copy_ms, true);
     return;
   }
   if (!steps_only) {
@@ -221,7 +220,6 @@ void run(int n, bool profile, bool steps_only) {
   time_yz<T, L64, 2>(a, copy_ms, false);
   time_yz<T, 2 * L64, 2>(a, copy_ms, false);
   time_yz<T, 2 * L64, 1, 2>(a, copy_ms, false);
-  time_yz<T, 2 * L64, 2, 2>(a, copy_ms, false);
   }
 
   // The whole step through the class (its own constants), constant alpha, no source.

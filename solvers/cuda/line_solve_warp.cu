@@ -24,27 +24,25 @@ using SolveKernel = void (*)(fused::SolveArgs<T>);
 template <class T>
 using FieldKernel = void (*)(fused::VarSolveArgs<T>);
 
-// The plain-solve kernel for lines along axis, chunk capacity cap and (y, z) tile buffers,
-// and its dynamic shared memory for lines of n nodes.
+// The plain-solve kernel for lines along axis and chunk capacity cap, and its dynamic
+// shared memory for lines of n nodes. The y/z tiles take one buffer: two (the next tile's
+// copy in flight, fused_step_kernels.cuh) ran the same within the spread of H100 runs at
+// 512^3 (float y 0.423-0.457 ms against 0.428) and slower at 256^3 (0.069 against 0.064).
 template <class T>
-SolveKernel<T> solve_kernel(int axis, int cap, int tiles) {
+SolveKernel<T> solve_kernel(int axis, int cap) {
   constexpr int L = fused::kYZLines<T>;
   return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
     constexpr int c = C.value;
-    if (axis == 0) return fused::x_line_kernel<T, c>;
-    if constexpr (fused::yz_two_tiles_possible<c>())
-      if (tiles == 2)
-        return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2> : fused::yz_pass_kernel<T, L, c, 2, true, 2>;
-    return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
+    return axis == 0   ? fused::x_line_kernel<T, c>
+           : axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true>
+                       : fused::yz_pass_kernel<T, L, c, 2, true>;
   });
 }
 template <class T>
-std::size_t solve_smem_bytes(int axis, int cap, int n, int tiles) {
-  constexpr int L = fused::kYZLines<T>;
+std::size_t solve_smem_bytes(int axis, int cap, int n) {
   return fused::with_chunk_cap(cap, [&](auto C) {
-    constexpr int c = C.value;
-    if (axis == 0) return fused::x_line_smem_bytes<T, c>();
-    return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, c, 2>(n) : fused::yz_pass_smem_bytes<T, L, c>(n);
+    return axis == 0 ? fused::x_line_smem_bytes<T, C.value>()
+                     : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C.value>(n);
   });
 }
 
@@ -117,16 +115,9 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis],
-            {false, 0}, 1, 0, T(0), {}};
-  // y, z: two tile buffers (the next tile's copy in flight during the solve) where they fit.
-  int optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const bool two =
-      axis != 0 && fused::with_chunk_cap(cap, [](auto C) { return fused::yz_two_tiles_possible<C.value>(); });
-  f.tiles = two && solve_smem_bytes<T>(axis, cap, last - first + 3, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
-  f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3, f.tiles);
-  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap, f.tiles), f.smem, device);
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, T(0), {}};
+  f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3);
+  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap), f.smem, device);
   f.fit = {fits, resident};
   if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
@@ -201,7 +192,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.s = f.s;
   const long long work = axis == 0 ? x_line_blocks(span) : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
   const int blocks = static_cast<int>(std::min<long long>(work, f.fit.resident_blocks));
-  launch_tiles(solve_kernel<T>(axis, cap, f.tiles), args, blocks, f.smem, stream);
+  launch_tiles(solve_kernel<T>(axis, cap), args, blocks, f.smem, stream);
   return true;
 }
 

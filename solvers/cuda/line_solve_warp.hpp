@@ -53,7 +53,6 @@ class WarpLineSolve {
     BoundaryKind lo, hi;
     T tau, alpha, inv_h2;
     Fit fit;
-    int tiles;         // y, z: tile buffers of the kernel (1 or 2)
     std::size_t smem;  // dynamic shared memory per block
     T s;               // -a of the interior rows
     Array<T> values;   // the warp solve's alpha, Gf, Gb (3 x 32 cap)
