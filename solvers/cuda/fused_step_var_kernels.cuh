@@ -18,6 +18,7 @@
 //     pivots, then backward).
 // The dependent chain is 3 C + 5 steps. Rows past the line (padding) are identity rows
 // with zero data: they solve to 0 and couple to nothing.
+#include "solvers/cuda/fast_divide.cuh"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/discretization.hpp"
 
@@ -62,7 +63,7 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
     {
       const int q = s;
       const T a = lo(q);
-      const T r = T(1) / (dg(q) - a * cp);
+      const T r = reciprocal(dg(q) - a * cp);
       inv[q] = r;
       y = (v[q] - a * y) * r;
       g = -a * g * r;
@@ -71,7 +72,7 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
     {
       const int q = M - 1 - s;
       const T c = up(q);
-      const T r = T(1) / (dg(q) - c * e);
+      const T r = reciprocal(dg(q) - c * e);
       z = (v[q] - c * z) * r;
       k = -c * k * r;
       e = lo(q) * r;
@@ -88,7 +89,7 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
   T Cc = cs * kn;
   T D = v[M] - as * y - cs * zn;
   {
-    const T r = T(1) / B;
+    const T r = reciprocal(B);
     A *= r;
     Cc *= r;
     D *= r;
@@ -99,7 +100,7 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
     T Ap = __shfl_down_sync(kAll, A, d), Cp = __shfl_down_sync(kAll, Cc, d), Dp = __shfl_down_sync(kAll, D, d);
     if (lane < d) Am = Cm = Dm = T(0);        // rows before the line: none
     if (lane + d >= 32) Ap = Cp = Dp = T(0);  // rows after it
-    const T r = T(1) / (T(1) - A * Cm - Cc * Ap);
+    const T r = reciprocal(T(1) - A * Cm - Cc * Ap);
     D = (D - A * Dm - Cc * Dp) * r;
     A = -A * Am * r;
     Cc = -Cc * Cp * r;
@@ -126,7 +127,7 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
 // tau times the weight of the face between two nodes of diffusivities a0, a1.
 template <class T>
 __device__ __forceinline__ T face_weight(T a0, T a1, T tau_inv_h2) {
-  return tau_inv_h2 * harmonic_mean(a0, a1);
+  return tau_inv_h2 * harmonic_mean_fast(a0, a1);
 }
 
 template <class T>

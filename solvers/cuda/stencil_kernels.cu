@@ -10,6 +10,7 @@
 // like u) and the general point rule for the boundary shell, O(n^2) nodes.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fast_divide.cuh"
 #include "solvers/cuda/plane_ring.cuh"
 #include "solvers/discretization.hpp"
 
@@ -216,9 +217,13 @@ __global__ void __launch_bounds__(TX* TY, 1)
           axm = alpha[xm];
           axp = alpha[xp];
         }
-        wx = row_weights(RowKind::interior, axm, acur, axp, op.inv_h2[0]);
-        wy = row_weights(RowKind::interior, alpha[ym], acur, alpha[yp], op.inv_h2[1]);
-        wz = row_weights(RowKind::interior, aprev, acur, anext, op.inv_h2[2]);
+        // row_weights of an interior node, by the fast division.
+        auto weights = [&](T am, T ap, T inv_h2) -> RowWeights<T> {
+          return {harmonic_mean_fast(am, acur) * inv_h2, harmonic_mean_fast(acur, ap) * inv_h2};
+        };
+        wx = weights(axm, axp, op.inv_h2[0]);
+        wy = weights(alpha[ym], alpha[yp], op.inv_h2[1]);
+        wz = weights(aprev, anext, op.inv_h2[2]);
       }
       // The order of apply_operator, so the CPU and GPU sums round alike.
       T sum = T(0);
