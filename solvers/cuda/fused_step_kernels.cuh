@@ -376,16 +376,17 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
 // up to 32 x 17 rows). The z pass loads u in its update loop. kSolveOnly: a plain line
-// solve of d in place along either
-// axis (WarpLineSolve) over the unknowns a.first..a.last of each axis: a Dirichlet end
-// value of d (not necessarily 0 there) moves into the first or last row; a Neumann end
-// row is halved, as its factors are (the matrix is then symmetric with off-diagonal -s).
-// Dynamic shared memory: yz_pass_smem_bytes.
+// solve of d in place along either axis (WarpLineSolve) over the unknowns
+// a.first..a.last of each axis: a Dirichlet end value of d (not necessarily 0 there)
+// moves into the first or last row; a Neumann end row is halved, as its factors are (the
+// matrix is then symmetric with off-diagonal -s). Dynamic shared memory:
+// yz_pass_smem_bytes.
 //
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
-// float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double with two
-// buffers and u loaded to registers before the solve (one buffer and u by cp.async into a
-// tile of its own: 0.702 / 1.249). Only the float y pass gains enough to take two.
+// float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double (the z pass
+// with two buffers loading its u into registers before the solve, since removed; one
+// buffer and u by cp.async into a tile of its own, also removed: 0.702 / 1.249). Only
+// the float y pass gains enough to take two.
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the factors: finite and not written during

@@ -136,8 +136,8 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   if (axis < 0 || axis > 2 || op.lo[axis] == BoundaryKind::periodic) return false;
   // x lines of an alpha field: the tridiag library's solver. A warp per line with the
   // alpha-field partition solve (fused_step_var_kernels.cuh) ran 1.45 / 2.16 ms at 512^3
-  // float / double against its 0.91 / 1.79 (H100, 2026-11-23): the solve's dependent
-  // divisions, not the memory, bound it.
+  // float / double against its 0.91 / 1.79 (H100, 2026-11-23, IEEE division, before
+  // fast_divide.cuh): the solve's dependent divisions, not the memory, bound it.
   if (axis == 0 && op.alpha_field) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
   // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns.
