@@ -43,19 +43,24 @@ struct RowWeights {
 };
 
 // Weights of the row of node i along one axis, given the diffusivity at the node and at
-// its two neighbours (the same value three times for a constant diffusivity).
-template <class T>
-ADI3D_HD RowWeights<T> row_weights(RowKind kind, T alpha_m, T alpha_c, T alpha_p, T inv_h2) {
+// its two neighbours (the same value three times for a constant diffusivity); mean(a, b)
+// is the face diffusivity (harmonic_mean, or a kernel's faster rounding of it).
+template <class T, class Mean>
+ADI3D_HD RowWeights<T> row_weights_by(Mean mean, RowKind kind, T alpha_m, T alpha_c, T alpha_p, T inv_h2) {
   switch (kind) {
     case RowKind::interior:
-      return {harmonic_mean(alpha_m, alpha_c) * inv_h2, harmonic_mean(alpha_c, alpha_p) * inv_h2};
+      return {mean(alpha_m, alpha_c) * inv_h2, mean(alpha_c, alpha_p) * inv_h2};
     case RowKind::neumann_lo:
-      return {T(0), T(2) * harmonic_mean(alpha_c, alpha_p) * inv_h2};
+      return {T(0), T(2) * mean(alpha_c, alpha_p) * inv_h2};
     case RowKind::neumann_hi:
-      return {T(2) * harmonic_mean(alpha_m, alpha_c) * inv_h2, T(0)};
+      return {T(2) * mean(alpha_m, alpha_c) * inv_h2, T(0)};
     default:
       return {T(0), T(0)};
   }
+}
+template <class T>
+ADI3D_HD RowWeights<T> row_weights(RowKind kind, T alpha_m, T alpha_c, T alpha_p, T inv_h2) {
+  return row_weights_by([](T a, T b) { return harmonic_mean(a, b); }, kind, alpha_m, alpha_c, alpha_p, inv_h2);
 }
 
 // Everything a kernel needs about node (i,j,k) along one axis.

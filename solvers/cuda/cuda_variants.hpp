@@ -59,9 +59,9 @@ struct CudaPolicy {
   // (WarpLineSolve: a warp per line, each value read and written once; 2 arrays per point,
   // 3 with an alpha field). 512^3, y / z: constant alpha 0.423 / 0.444 ms float and
   // 0.788 / 0.837 double (86 / 82% and 91 / 86% of copy) against Thomas with shared
-  // factors 0.942 / 0.920 and 1.527 / 1.483; an alpha field 0.954 / 0.975 float and
-  // 2.536 / 2.587 double against Thomas with generated rows 2.123 / 1.544 and 2.969 /
-  // 2.939 (H100, adi3d bench gpu, 2026-11-23). false, or periodic or longer lines: the
+  // factors 0.942 / 0.920 and 1.527 / 1.483; an alpha field 0.946 / 0.981 float and
+  // 2.544 / 2.622 double against Thomas with generated rows 2.118 / 1.546 and 2.974 /
+  // 2.945 (H100, adi3d bench gpu, 2026-11-23). false, or periodic or longer lines: the
   // per-thread Thomas solves below.
   bool yz_tiles = true;
   LineScratch yz_scratch = LineScratch::automatic;

@@ -10,6 +10,7 @@
 // handles the cyclic corners by Sherman-Morrison.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/fast_divide.cuh"
 #include "solvers/discretization.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_reg_kernels.cuh"
@@ -56,14 +57,15 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
 
 // Row u of line g with an alpha field: the same rule from the diffusivities at u-1, u and
 // u+1 (am, ac, ap), held in registers; past the line's ends the neighbour is clamped to
-// the node itself, as axis_row clamps it.
+// the node itself, as axis_row clamps it. Face means by the fast division (float).
 template <class T>
 __device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, T am, T ac, T ap, long u,
                                                     long L, bool live, T& a, T& b, T& c, T& d) {
   put_row(u, L, live, [&] {
     AxisRow<T> r{};
     r.kind = row_kind(static_cast<int>(u), static_cast<int>(L), op.lo[0], op.hi[0]);
-    r.w = row_weights(r.kind, u == 0 ? ac : am, ac, u == L - 1 ? ac : ap, op.inv_h2[0]);
+    r.w = row_weights_by([](T a0, T a1) { return harmonic_mean_fast(a0, a1); }, r.kind, u == 0 ? ac : am, ac,
+                         u == L - 1 ? ac : ap, op.inv_h2[0]);
     return implicit_row(r, tau);
   }, a, b, c, d);
 }

@@ -217,13 +217,11 @@ __global__ void __launch_bounds__(TX* TY, 1)
           axm = alpha[xm];
           axp = alpha[xp];
         }
-        // row_weights of an interior node, by the fast division.
-        auto weights = [&](T am, T ap, T inv_h2) -> RowWeights<T> {
-          return {harmonic_mean_fast(am, acur) * inv_h2, harmonic_mean_fast(acur, ap) * inv_h2};
-        };
-        wx = weights(axm, axp, op.inv_h2[0]);
-        wy = weights(alpha[ym], alpha[yp], op.inv_h2[1]);
-        wz = weights(aprev, anext, op.inv_h2[2]);
+        // Face means by the fast division (float).
+        auto mean = [](T a0, T a1) { return harmonic_mean_fast(a0, a1); };
+        wx = row_weights_by(mean, RowKind::interior, axm, acur, axp, op.inv_h2[0]);
+        wy = row_weights_by(mean, RowKind::interior, alpha[ym], acur, alpha[yp], op.inv_h2[1]);
+        wz = row_weights_by(mean, RowKind::interior, aprev, acur, anext, op.inv_h2[2]);
       }
       // The order of apply_operator, so the CPU and GPU sums round alike.
       T sum = T(0);
