@@ -188,8 +188,10 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   if (points == 0) return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::register_cr && launch_register_cr_x(op, tau, d, stream_))
     return;
+  // warp_lines takes what it can and hands the rest to tridiag.
+  const bool x_tridiag = policy_.x_solve == XSolveVariant::tridiag || policy_.x_solve == XSolveVariant::warp_lines;
   if (axis == 0 && policy_.x_solve == XSolveVariant::warp_lines && warp_lines_.run(op, axis, tau, d, stream_)) return;
-  if (axis == 0 && (policy_.x_solve == XSolveVariant::tridiag || policy_.x_solve == XSolveVariant::warp_lines)) {
+  if (axis == 0 && x_tridiag) {
     if (launch_tridiag_generated_x(op, tau, d, stream_)) return;
     if (const T* abc = x_coefficients(op, tau)) {
       const std::size_t points_x = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
@@ -200,8 +202,7 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   // Periodic lines of the register-packed variant, and tridiag lines whose coefficient
   // arrays do not fit, go through PCR-Thomas.
   if (axis == 0 &&
-      (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr ||
-       policy_.x_solve == XSolveVariant::tridiag || policy_.x_solve == XSolveVariant::warp_lines) &&
+      (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr || x_tridiag) &&
       launch_pcr_thomas_x(op, tau, d, stream_))
     return;
   if (axis == 0 && policy_.x_solve == XSolveVariant::cusparse && launch_cusparse_x(op, tau, d, device_, stream_))

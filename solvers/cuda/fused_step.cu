@@ -247,8 +247,14 @@ constexpr int kXSlots = 4;
 template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
 
+// The one pass that takes two tile buffers (the next tile's copy in flight during the
+// solve): float y lines of 290 to 546 nodes; the others measured the same or slower with
+// them (fused_step_kernels.cuh), and their kernels are not compiled.
+template <class T, int C>
+constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
+
 // bulk: the x pass of bulk copies (x_pass_bulk_kernel), where plan_x_bulk allows it.
-// tiles: the y/z pass's tile buffers (yz_tile_buffers).
+// tiles: the y pass's tile buffers (yz_tile_buffers).
 template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false, int tiles = 1) {
   if (axis == 0 && bulk)
@@ -258,9 +264,8 @@ PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false, int tiles
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
   constexpr int L = fused::kYZLines<T>;
-  if constexpr (fused::yz_two_tiles_possible<C>())
-    if (tiles == 2)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2> : fused::yz_pass_kernel<T, L, C, 2, false, 2>;
+  if constexpr (kYTwoTiles<T, C>)
+    if (axis == 1 && tiles == 2) return fused::yz_pass_kernel<T, L, C, 1, false, 2>;
   return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1> : fused::yz_pass_kernel<T, L, C, 2>;
 }
 
@@ -272,12 +277,10 @@ std::size_t chunked_smem_bytes(int axis, int n, bool bulk = false, int tiles = 1
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }
 
-// Tile buffers of a y/z pass: two (the next tile's copy in flight during the solve) for
-// the float y pass of lines of 290 to 546 nodes, where they fit in shared memory; one
-// elsewhere (the others measured the same or slower: fused_step_kernels.cuh).
+// Tile buffers of a pass: two where kYTwoTiles and they fit in shared memory, else one.
 template <class T, int C>
 int yz_tile_buffers(int axis, int n, int optin) {
-  if (axis != 1 || sizeof(T) != 4 || C != 17 || !fused::yz_two_tiles_possible<C>()) return 1;
+  if (axis != 1 || !kYTwoTiles<T, C>) return 1;
   return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 
