@@ -120,22 +120,53 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
               100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
 }
 
-// The variable-alpha y and z passes with fused_step_var.cu's shapes (C = 17: 512-node lines).
+// The variable-alpha y and z passes (C = 17: 512-node lines) with one tile buffer and with
+// two (fused_step_var.cu's choice), the second checked against the first on the same data
+// (the passes work in place: d and u are restored before each check).
 template <class T>
 void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
   constexpr int C = 17;
   constexpr int L = fused::kVarYZLines<T>;
   const int n = a.n[0];
-  auto yz = [&](auto kernel, int axis) {
-    const std::size_t smem = fused::yz_var_smem_bytes<T, L>(n);
-    const int res = resident(reinterpret_cast<const void*>(kernel), 256, smem);
-    const int grid = std::min((n + L - 1) / L * (n - 2), res);
-    const double ms = median_ms([&] { kernel<<<grid, 256, smem>>>(a); });
-    std::printf("  var %c %7.3f ms  %5.1f%% of %.1f copies  smem %6zu resident %4d\n", axis == 1 ? 'y' : 'z', ms,
-                100 * copy_ms * (axis == 1 ? 1.5 : 2.0) / ms, axis == 1 ? 1.5 : 2.0, smem, res);
+  const std::size_t pts = std::size_t(n) * n * n, bytes = pts * sizeof(T);
+  T *d0, *u0, *dref, *uref;
+  for (T** p : {&d0, &u0, &dref, &uref}) ADI3D_CUDA_CHECK(cudaMalloc(p, bytes));
+  ADI3D_CUDA_CHECK(cudaMemcpy(d0, a.d, bytes, cudaMemcpyDeviceToDevice));
+  ADI3D_CUDA_CHECK(cudaMemcpy(u0, a.u, bytes, cudaMemcpyDeviceToDevice));
+  auto restore = [&] {
+    ADI3D_CUDA_CHECK(cudaMemcpy(a.d, d0, bytes, cudaMemcpyDeviceToDevice));
+    ADI3D_CUDA_CHECK(cudaMemcpy(a.u, u0, bytes, cudaMemcpyDeviceToDevice));
   };
-  yz(fused::yz_var_kernel<T, L, C, 1>, 1);
-  yz(fused::yz_var_kernel<T, L, C, 2>, 2);
+  auto yz = [&](auto kernel, int axis, int nb, int warps, std::size_t smem, bool reference) {
+    int optin = 0;
+    ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    if (smem > static_cast<std::size_t>(optin)) return;
+    const int threads = 32 * warps;
+    const int res = resident(reinterpret_cast<const void*>(kernel), threads, smem);
+    const int grid = std::min((n + L - 1) / L * (n - 2), res);
+    restore();
+    kernel<<<grid, threads, smem>>>(a);
+    ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
+    double diff = 0;
+    T* out = axis == 1 ? a.d : a.u;
+    if (reference)
+      ADI3D_CUDA_CHECK(cudaMemcpy(axis == 1 ? dref : uref, out, bytes, cudaMemcpyDeviceToDevice));
+    else
+      diff = max_diff(axis == 1 ? dref : uref, out, pts, n);
+    const double ms = median_ms([&] { kernel<<<grid, threads, smem>>>(a); });
+    std::printf("  var %c %d tile%s %2d warps %7.3f ms  %5.1f%% of %.1f copies  smem %6zu resident %4d  diff %.1e\n",
+                axis == 1 ? 'y' : 'z', nb, nb == 2 ? "s" : " ", warps, ms, 100 * copy_ms * (axis == 1 ? 1.5 : 2.0) / ms,
+                axis == 1 ? 1.5 : 2.0, smem, res, diff);
+  };
+  constexpr int W = fused::kVarTwoTileWarps<T>;
+  for (int axis = 1; axis <= 2; ++axis) {
+    yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1> : fused::yz_var_kernel<T, L, C, 2>, axis, 1, 8,
+       fused::yz_var_smem_bytes<T, L>(n), true);
+    yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W> : fused::yz_var_kernel<T, L, C, 2, false, 2, W>, axis,
+       2, W, fused::yz_var_smem_bytes<T, L, false, 2>(n), false);
+  }
+  restore();
+  for (T* p : {d0, u0, dref, uref}) ADI3D_CUDA_CHECK(cudaFree(p));
 }
 
 template <class T>

@@ -18,20 +18,6 @@
 #include <type_traits>
 
 namespace adi3d::cuda {
-namespace {
-
-using fused::kVarYZLines;
-
-template <class T>
-using VarKernel = void (*)(fused::VarPassArgs<T>);
-
-template <class T, int C>
-VarKernel<T> var_kernel(int axis) {
-  return axis == 1 ? fused::yz_var_kernel<T, kVarYZLines<T>, C, 1> : fused::yz_var_kernel<T, kVarYZLines<T>, C, 2>;
-}
-
-}  // namespace
-
 template <class T>
 bool fused_variable_applies(const OperatorView<T>& op, int device) {
   for (int axis = 0; axis < 3; ++axis)
@@ -44,7 +30,8 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
     if (n < 1) return false;
     if (n < 3) continue;  // nothing to solve
     const int cap = fused::chunk_cap(n);
-    if (cap == 0 || fused::yz_var_smem_bytes<T, kVarYZLines<T>>(n) > static_cast<std::size_t>(optin)) return false;
+    if (cap == 0 || fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>>(n) > static_cast<std::size_t>(optin))
+      return false;
   }
   return true;
 }
@@ -56,8 +43,9 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
-  int sms = 0;
+  int sms = 0, optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   fused::VarPassArgs<T> args{};
   for (int axis = 0; axis < 3; ++axis) {
     args.n[axis] = op.n[axis];
@@ -67,20 +55,17 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
   args.alpha = op.alpha_field;
   args.d = d;
   args.u = u;
-  constexpr int threads = 256;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
-    const VarKernel<T> kernel =
-        fused::with_chunk_cap(fused::chunk_cap(n), [&](auto C) { return var_kernel<T, C.value>(axis); });
-    const std::size_t smem = fused::yz_var_smem_bytes<T, kVarYZLines<T>>(n);
-    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem)));
+    const auto launch = fused::var_tile_launch<T, false>(axis, n, fused::chunk_cap(n), optin);
+    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(launch.smem)));
     // Persistent blocks, one wave.
     int per_sm = 0;
-    ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, launch.kernel, launch.threads, launch.smem));
     const int other_n = axis == 2 ? op.n[1] : op.n[2];
-    const int tiles = (op.n[0] + kVarYZLines<T> - 1) / kVarYZLines<T> * (other_n - 2);
-    kernel<<<std::min(tiles, std::max(1, per_sm) * sms), threads, smem, s>>>(args);
+    const int tiles = (op.n[0] + fused::kVarYZLines<T> - 1) / fused::kVarYZLines<T> * (other_n - 2);
+    launch.kernel<<<std::min(tiles, std::max(1, per_sm) * sms), launch.threads, launch.smem, s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();
   }
 }

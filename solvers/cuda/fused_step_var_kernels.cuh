@@ -19,6 +19,7 @@
 // The dependent chain is 3 C + 5 steps. Rows past the line (padding) are identity rows
 // with zero data: they solve to 0 and couple to nothing.
 #include "solvers/cuda/fast_divide.cuh"
+#include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/discretization.hpp"
 
@@ -150,7 +151,7 @@ struct VarSolveArgs : VarPassArgs<T> {
 
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2): yz_pass_kernel with an alpha tile after the data
-// tile (n rows: the line's Dirichlet nodes give the end faces). Block 256 threads,
+// tile (n rows: the line's Dirichlet nodes give the end faces). Block 32 W threads,
 // persistent over the tiles of L lines. Data: R rows, alpha: n rows, of L+1 values. Rows
 // of a lane's chunk past the line are not read (padding is 0); alpha reads past row n-1
 // are clamped to it. kSolveOnly: a plain solve of d in place over the unknowns
@@ -158,26 +159,34 @@ struct VarSolveArgs : VarPassArgs<T> {
 // the line, so that a Dirichlet end value (s d, s the end face's weight) moves into the
 // first or last row from the tile, and a Neumann end row is halved (its outer face has no
 // weight and its identity term is 1/2), as WarpLineSolve's constant-alpha rows are.
-// Dynamic shared memory: yz_var_smem_bytes.
-template <class T, int L, bool kSolveOnly = false>
+// NB = 2: two buffers, the next tile's copy in flight while the block solves and stores
+// the current one (one block per SM). Dynamic shared memory: yz_var_smem_bytes.
+//
+// 512^3, H100, adi3d_fused_tune (2026-11-23), one buffer of 8 warps against two of W
+// warps: y 0.872 -> 0.759 ms float (W 16; 0.800 with 8), 1.774 -> 1.308 double (W 8);
+// z 1.375 -> 1.297 float, 2.441 -> 2.392 double (2.39 with one buffer in a second run).
+// Copying u into a tile of its own with the z pass's other tiles, so that the update loads
+// nothing, ran 1.282 float and 2.624 double: not kept.
+template <class T, int L, bool kSolveOnly = false, int NB = 1>
 std::size_t yz_var_smem_bytes(int n) {
-  return static_cast<std::size_t>(kSolveOnly ? 2 * n : 2 * n - 2) * (L + 1) * sizeof(T);
+  return static_cast<std::size_t>(NB) * (kSolveOnly ? 2 * n : 2 * n - 2) * (L + 1) * sizeof(T);
 }
 
-// Blocks per SM the register budget is cut for.
-template <class T, int C>
+// Blocks per SM the register budget is cut for: with two tile buffers, one.
+template <class T, int C, int NB, int W>
 constexpr int yz_var_min_blocks() {
-  return sizeof(T) == 4 && C <= 17 ? 2 : 1;
+  return NB == 2 || W > 8 ? 1 : sizeof(T) == 4 && C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kSolveOnly = false>
-__global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int W = 8>
+__global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     yz_var_kernel(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>> a) {
-  constexpr int kThreads = 256;
-  constexpr int LPW = L / 8;        // lines per warp
+  constexpr int kThreads = 32 * W;
+  constexpr int LPW = L / W;        // lines per warp
   constexpr int RS = kThreads / L;  // rows per sweep of the block
   constexpr int P = L + 1;          // row pitch in shared memory
-  static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
+  static_assert(L % W == 0 && (L & (L - 1)) == 0, "L: a power of two, a multiple of the warps");
+  static_assert(NB == 1 || NB == 2, "one or two tile buffers");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int n = a.n[kAxis];
   const int nx = a.n[0], ny = a.n[1];
@@ -188,8 +197,9 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
   // The data tile's row 0 is node d0 of the line: node 1 (the unknowns only), or node 0.
   constexpr int d0 = kSolveOnly ? 0 : 1;
   const int data_rows = kSolveOnly ? n : R;
-  T* tile = reinterpret_cast<T*>(smem_raw);
-  T* atile = tile + data_rows * P;
+  // Buffer b: data tile, then alpha tile.
+  const int buffer_elems = (data_rows + n) * P;
+  T* const tile0 = reinterpret_cast<T*>(smem_raw);
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
@@ -218,14 +228,36 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
   const int lane_node = first + lane * C;
   const bool halve_lo = kSolveOnly && first == 0;          // Neumann end rows
   const bool halve_hi = kSolveOnly && first + R == n;
-  for (int t = blockIdx.x; t < total; t += gridDim.x) {
-    __syncthreads();  // the last tile's stores are done
+  auto copy_tile = [&](int t, T* dst) {
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
-    copy_rows(a.d, tile, p0 + d0 * row_stride, ok, data_rows);
-    copy_rows(a.alpha, atile, p0, ok, n);
+    copy_rows(a.d, dst, p0 + d0 * row_stride, ok, data_rows);
+    copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
+  };
+  if (NB == 2) {
+    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
     cp_async_commit();
-    cp_async_wait<0>();
+  }
+  int buffer = 0;
+  for (int t = blockIdx.x; t < total; t += gridDim.x, buffer ^= NB - 1) {
+    T* const tile = tile0 + buffer * buffer_elems;
+    const T* const atile = tile + data_rows * P;
+    bool ok;
+    const std::size_t p0 = offset(t, ok);  // node row0 of the line
+    if constexpr (NB == 1) {
+      __syncthreads();  // the last tile's stores are done
+      copy_tile(t, tile);
+      cp_async_commit();
+      cp_async_wait<0>();
+    } else {
+      // The other buffer's last reads by other threads were in the last solve (a barrier
+      // ago), and by this thread in its stores, issued. A plain solve's stores read rows
+      // other threads copied: they wait for everyone's.
+      if (kSolveOnly) __syncthreads();
+      if (t + static_cast<int>(gridDim.x) < total) copy_tile(t + gridDim.x, tile0 + (buffer ^ 1) * buffer_elems);
+      cp_async_commit();
+      cp_async_wait<1>();  // tile t
+    }
     __syncthreads();
 #pragma unroll 1
     for (int s = 0; s < LPW; ++s) {
@@ -298,6 +330,39 @@ __global__ void __launch_bounds__(256, (yz_var_min_blocks<T, C>()))
     }
   }
   cp_async_wait<0>();
+}
+
+// ---------------------------------------------------------------------------------------
+// The yz_var_kernel that takes lines along axis (1 or 2) of n nodes, chunk capacity cap
+// (chunk_cap), and its block and shared memory: two tile buffers of kVarTwoTileWarps
+// warps where they fit in smem_limit bytes, for lines of 130 to 546 nodes (the shorter
+// lines' grids are small and the longer lines' tiles take more than half an SM), else one
+// buffer of 8 warps.
+template <class T>
+constexpr int kVarTwoTileWarps = sizeof(T) == 4 ? 16 : 8;  // a line per warp; registers
+
+template <class T, bool kSolveOnly>
+struct VarTileLaunch {
+  void (*kernel)(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>>);
+  int threads;
+  std::size_t smem;
+};
+
+template <class T, bool kSolveOnly>
+VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
+  constexpr int L = kVarYZLines<T>;
+  return with_chunk_cap(cap, [&](auto C) -> VarTileLaunch<T, kSolveOnly> {
+    constexpr int c = C.value;
+    if constexpr (c == 9 || c == 17) {
+      constexpr int W = kVarTwoTileWarps<T>;
+      const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2>(n);
+      if (smem <= smem_limit)
+        return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W> : yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W>,
+                32 * W, smem};
+    }
+    return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly> : yz_var_kernel<T, L, c, 2, kSolveOnly>, 256,
+            yz_var_smem_bytes<T, L, kSolveOnly>(n)};
+  });
 }
 
 }  // namespace adi3d::cuda::fused

@@ -46,19 +46,10 @@ std::size_t solve_smem_bytes(int axis, int cap, int n) {
   });
 }
 
-// The same for lines through an alpha field.
-template <class T>
-FieldKernel<T> field_kernel(int axis, int cap) {
-  constexpr int L = fused::kVarYZLines<T>;
-  return fused::with_chunk_cap(cap, [&](auto C) -> FieldKernel<T> {
-    return axis == 1 ? fused::yz_var_kernel<T, L, C.value, 1, true> : fused::yz_var_kernel<T, L, C.value, 2, true>;
-  });
-}
-
-// Whether the kernel's shared memory fits the device, and the blocks of 256 threads the
+// Whether the kernel's shared memory fits the device, and the blocks of `threads` the
 // device holds at once.
 template <class Kernel>
-std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device) {
+std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device, int threads = 256) {
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -66,19 +57,20 @@ std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device) {
   // The occupancy query counts no block whose shared memory exceeds the kernel's limit.
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   return {true, std::max(1, per_sm) * sms};
 }
 
-static_assert(32 * fused::kXLineWarps == 256, "every plain-solve kernel runs blocks of 256 threads");
+static_assert(32 * fused::kXLineWarps == 256, "the constant-alpha plain-solve kernels run blocks of 256 threads");
 
-// Launches kernel(args) on `blocks` blocks of 256 threads. The shared-memory limit is set
+// Launches kernel(args) on `blocks` blocks of `threads`. The shared-memory limit is set
 // at every launch: it belongs to the kernel, and an entry for another line length with the
 // same kernel may have set it lower since (the fused step does the same).
 template <class Kernel, class Args>
-void launch_tiles(Kernel kernel, const Args& args, int blocks, std::size_t smem, cudaStream_t stream) {
+void launch_tiles(Kernel kernel, const Args& args, int blocks, std::size_t smem, cudaStream_t stream,
+                  int threads = 256) {
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  kernel<<<blocks, 256, smem, stream>>>(args);
+  kernel<<<blocks, threads, smem, stream>>>(args);
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
@@ -159,9 +151,11 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
       return l.device == device && l.axis == axis && l.n == op.n[axis] && l.cap == cap;
     });
     if (launch == field_launches_.end()) {
-      const std::size_t smem = fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, true>(op.n[axis]);
-      const auto [fits, resident] = fit_launch(field_kernel<T>(axis, cap), smem, device);
-      field_launches_.push_back({device, axis, op.n[axis], cap, {fits, resident}, smem});
+      int optin = 0;
+      ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      const auto tiles = fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
+      const auto [fits, resident] = fit_launch(tiles.kernel, tiles.smem, device, tiles.threads);
+      field_launches_.push_back({device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem});
       launch = field_launches_.end() - 1;
     }
     if (!launch->fit.fits) return false;
@@ -176,7 +170,8 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
     args.alpha = op.alpha_field;
     args.d = d;
     const int tiles = tile_count(span, axis, fused::kVarYZLines<T>, op.n[0]);
-    launch_tiles(field_kernel<T>(axis, cap), args, std::min(tiles, launch->fit.resident_blocks), launch->smem, stream);
+    launch_tiles(launch->kernel, args, std::min(tiles, launch->fit.resident_blocks), launch->smem, stream,
+                 launch->threads);
     return true;
   }
   const Factors& f = factors(op, axis, tau, span.first[axis], span.last[axis], cap, device, stream);

@@ -11,6 +11,11 @@ struct CUstream_st;
 
 namespace adi3d::cuda {
 
+namespace fused {
+template <class T>
+struct VarSolveArgs;  // fused_step_var_kernels.cuh
+}  // namespace fused
+
 // Lines along y or z of (I - tau A_axis) x = d, in place, through the fused step's y/z
 // tile kernels, and lines along x of constant alpha through x_line_kernel (contiguous
 // lines need no tile): each value of d read and written once (2 arrays per point; 3 with
@@ -39,6 +44,8 @@ class WarpLineSolve {
   struct FieldLaunch {
     int device, axis, n, cap;
     Fit fit;
+    void (*kernel)(fused::VarSolveArgs<T>);
+    int threads;
     std::size_t smem;
   };
   // The nodes of one call's lines per axis: the unknowns along the lines' axis, every

@@ -197,6 +197,26 @@ TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
       }
 }
 
+// Alpha-field lines of 130 to 546 nodes take two tile buffers, the next tile's copy in
+// flight while the block solves and stores the current one: grids of more tiles than the
+// device holds blocks (one per SM), so that blocks cycle through both buffers, Dirichlet
+// and Neumann line ends (the stores then start a row past the copies).
+TYPED_TEST(CudaLineSolve, YZFieldTilesCycleTwoBuffers) {
+  using B = BoundaryKind;
+  set_cuda_policy(*this->gpu_, with_yz_tiles(true));
+  for (int axis = 1; axis < 3; ++axis)
+    for (B ends : {B::dirichlet, B::neumann})
+      for (std::array<int, 3> n : {std::array<int, 3>{5, 140, 140}, std::array<int, 3>{20, 300, 150}}) {
+        if (quick_mode() && n[0] > 5) continue;
+        if (axis == 2) std::swap(n[1], n[2]);
+        B kinds[3] = {B::dirichlet, B::dirichlet, B::dirichlet};
+        kinds[axis] = ends;
+        const BoundarySpec bc = boundary_mix(kinds[0], kinds[1], kinds[2]);
+        ASSERT_LE(this->compare(axis, n, bc, true), tolerance<TypeParam>())
+            << "axis " << axis << " " << describe(bc, n, true);
+      }
+}
+
 // Lines of two nodes with the default kernels (a warp per line along every axis): no
 // interior row to take the off-diagonal from, and between a Dirichlet and a Neumann end a
 // single unknown whose row is both halved and given the end value.
