@@ -15,6 +15,7 @@
 #include "solvers/discretization.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace adi3d::cuda {
 namespace {
@@ -153,12 +154,23 @@ __global__ void __launch_bounds__(TX* TY, 1)
   std::size_t p = loads ? i + sy * j + sz * k0 : 0;
   const T* __restrict__ alpha = op.alpha_field;
   T prev = T(0), cur = T(0), aprev = T(0), acur = T(0);
+  // Float with an alpha field: face weights made once per face where that costs no memory
+  // (the divisions bound the kernel there: fast_divide.cuh). The weight below plane k is
+  // the one above plane k-1 (carried), and in the shuffle variant a lane's x face below is
+  // the lower lane's face above (shuffled); the harmonic mean is symmetric to the bit (2 a b
+  // is exact in either order), so the sums are those of the CPU's per-node rule. 512^3 on
+  // an H100: 0.845 -> 0.783 ms float; double, at 81% of copy without it, went 1.33 -> 1.43
+  // ms with it, and makes both weights of every face.
+  constexpr bool kShareFaces = kAlphaField && std::is_same_v<T, float>;
+  auto mean = [](T a0, T a1) { return harmonic_mean_fast(a0, a1); };
+  T wz_below = T(0);
   if (loads) {
     prev = u[p - sz];
     cur = u[p];
     if (kAlphaField) {
       aprev = alpha[p - sz];
       acur = alpha[p];
+      if (kShareFaces) wz_below = mean(aprev, acur) * op.inv_h2[2];
     }
   }
   // The last row of the tile loads its upper neighbour itself (outside the block).
@@ -211,17 +223,28 @@ __global__ void __launch_bounds__(TX* TY, 1)
       uym = u[ym];
       uyp = u[yp];
     }
+    constexpr bool kShareX = kShareFaces && kMode == Pencil::shuffle;
+    T wx_below = T(0);
+    if (kShareX) {
+      // Every lane, converged: the face above this lane's node, then the one below.
+      wx.wp = mean(acur, axp) * op.inv_h2[0];
+      wx_below = __shfl_up_sync(0xffffffffu, wx.wp, 1);
+    }
     if (valid) {
       if (kAlphaField) {
         if (kMode != Pencil::shuffle) {
           axm = alpha[xm];
           axp = alpha[xp];
         }
-        // Face means by the fast division (float).
-        auto mean = [](T a0, T a1) { return harmonic_mean_fast(a0, a1); };
-        wx = row_weights_by(mean, RowKind::interior, axm, acur, axp, op.inv_h2[0]);
+        if (kShareX)
+          wx.wm = tx == 0 ? mean(axm, acur) * op.inv_h2[0] : wx_below;
+        else
+          wx = row_weights_by(mean, RowKind::interior, axm, acur, axp, op.inv_h2[0]);
         wy = row_weights_by(mean, RowKind::interior, alpha[ym], acur, alpha[yp], op.inv_h2[1]);
-        wz = row_weights_by(mean, RowKind::interior, aprev, acur, anext, op.inv_h2[2]);
+        if (kShareFaces)
+          wz = {wz_below, mean(acur, anext) * op.inv_h2[2]};
+        else
+          wz = row_weights_by(mean, RowKind::interior, aprev, acur, anext, op.inv_h2[2]);
       }
       // The order of apply_operator, so the CPU and GPU sums round alike.
       T sum = T(0);
@@ -234,6 +257,7 @@ __global__ void __launch_bounds__(TX* TY, 1)
     cur = next;
     aprev = acur;
     acur = anext;
+    if (kShareFaces) wz_below = wz.wp;
   }
 }
 
