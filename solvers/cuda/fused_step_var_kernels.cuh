@@ -160,13 +160,16 @@ struct VarSolveArgs : VarPassArgs<T> {
 // first or last row from the tile, and a Neumann end row is halved (its outer face has no
 // weight and its identity term is 1/2), as WarpLineSolve's constant-alpha rows are.
 // NB = 2: two buffers, the next tile's copy in flight while the block solves and stores
-// the current one (one block per SM). Dynamic shared memory: yz_var_smem_bytes.
+// the current one (one block per SM); the fused z pass then also prefetches that tile's u
+// into L2 for its update. Dynamic shared memory: yz_var_smem_bytes.
 //
 // 512^3, H100, adi3d_fused_tune (2026-11-23), one buffer of 8 warps against two of W
-// warps: y 0.872 -> 0.759 ms float (W 16; 0.800 with 8), 1.774 -> 1.308 double (W 8);
-// z 1.375 -> 1.297 float, 2.441 -> 2.392 double (2.39 with one buffer in a second run).
-// Copying u into a tile of its own with the z pass's other tiles, so that the update loads
-// nothing, ran 1.282 float and 2.624 double: not kept.
+// warps: y 0.87 -> 0.75-0.77 ms float (W 16; 0.80 with 8), 1.75 -> 1.29-1.33 double (W 8);
+// z 1.37 -> 1.21-1.23 float; double z 2.30-2.33 with one buffer, 2.41-2.42 with two (so it
+// keeps one). Updates with 16 loads of u in flight per thread, not 8: double z 2.40 ->
+// 2.31, float z (two buffers, with the prefetch) 1.30 -> 1.22. Not kept: copying u into a
+// tile of its own (float z 1.28, double 2.62); 128-byte rows with one buffer and the next
+// tile prefetched into L2 (float z 1.26, y 0.83; double z 2.42, y 1.42).
 template <class T, int L, bool kSolveOnly = false, int NB = 1>
 std::size_t yz_var_smem_bytes(int n) {
   return static_cast<std::size_t>(NB) * (kSolveOnly ? 2 * n : 2 * n - 2) * (L + 1) * sizeof(T);
@@ -254,7 +257,15 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       // ago), and by this thread in its stores, issued. A plain solve's stores read rows
       // other threads copied: they wait for everyone's.
       if (kSolveOnly) __syncthreads();
-      if (t + static_cast<int>(gridDim.x) < total) copy_tile(t + gridDim.x, tile0 + (buffer ^ 1) * buffer_elems);
+      const int next = t + gridDim.x;
+      if (next < total) {
+        copy_tile(next, tile0 + (buffer ^ 1) * buffer_elems);
+        // The z pass's u of that tile into L2, for the update's loads.
+        bool ok2;
+        const std::size_t q0 = offset(next, ok2);
+        if (!kSolveOnly && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
+          for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + 1 - row0) * row_stride);
+      }
       cp_async_commit();
       cp_async_wait<1>();  // tile t
     }
@@ -315,8 +326,8 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       T* dst = a.d + p1;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {
-      // u += x, B loads of u in flight per thread.
-      constexpr int B = 8;
+      // u += x, B loads of u in flight per thread (above).
+      constexpr int B = 16;
       T* up = a.u + p1;
       for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
         T uu[B];
@@ -336,8 +347,8 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
 // The yz_var_kernel that takes lines along axis (1 or 2) of n nodes, chunk capacity cap
 // (chunk_cap), and its block and shared memory: two tile buffers of kVarTwoTileWarps
 // warps where they fit in smem_limit bytes, for lines of 130 to 546 nodes (the shorter
-// lines' grids are small and the longer lines' tiles take more than half an SM), else one
-// buffer of 8 warps.
+// lines' grids are small and the longer lines' tiles take more than half an SM), except
+// the fused z pass in double (measured above), else one buffer of 8 warps.
 template <class T>
 constexpr int kVarTwoTileWarps = sizeof(T) == 4 ? 16 : 8;  // a line per warp; registers
 
@@ -356,7 +367,8 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
     if constexpr (c == 9 || c == 17) {
       constexpr int W = kVarTwoTileWarps<T>;
       const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2>(n);
-      if (smem <= smem_limit)
+      const bool double_z_update = std::is_same_v<T, double> && axis == 2 && !kSolveOnly;
+      if (smem <= smem_limit && !double_z_update)
         return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W> : yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W>,
                 32 * W, smem};
     }
