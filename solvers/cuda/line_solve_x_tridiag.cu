@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace adi3d::cuda {
 namespace {
@@ -99,6 +100,13 @@ struct GeneratedRows {
   OperatorView<T> op;
   T tau;
   const T* d;
+
+  // The pivots of an alpha field's rows by the fast reciprocal: the chain of dependent
+  // divisions bounds that solve, as the warp solves' (fast_divide.cuh).
+  struct FastReciprocal {
+    __device__ __forceinline__ T operator()(T x) const { return reciprocal(x); }
+  };
+  using Reciprocal = std::conditional_t<kConstAlpha, td::IeeeReciprocal<T>, FastReciprocal>;
 
   template <int K, Access ACC>
   __device__ __forceinline__ void load(long g, long off, long u0, long L, bool live, bool vec, long wrow0,

@@ -18,6 +18,7 @@
 #include "solvers/tridiag/tridiag_kernels.cuh"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace adi3d::tridiag::detail {
 
@@ -275,18 +276,33 @@ __device__ __forceinline__ void store_rows(T* x, long off, long u0, long L, bool
   }
 }
 
+// 1/x by IEEE division: the library's own. A caller whose rows are of its own making may
+// give k_reg_base another (Rows::Reciprocal, see ArrayRows).
+template <class T>
+struct IeeeReciprocal {
+  __device__ __forceinline__ T operator()(T x) const { return T(1) / x; }
+};
+template <class Rows, class T, class = void>
+struct ReciprocalOf {
+  using type = IeeeReciprocal<T>;
+};
+template <class Rows, class T>
+struct ReciprocalOf<Rows, T, std::void_t<typename Rows::Reciprocal>> {
+  using type = typename Rows::Reciprocal;
+};
+
 // Forward sweep over rows 0..K-2 (see the top of the file): afterwards a[i] = lp_i,
 // c[i] = cp_i, d[i] = dp_i for i < K-1; row K-1 (the separator) is untouched.
-template <class T, int K>
-__device__ __forceinline__ void chunk_forward(Chunk<T, K>& ch) {
-  T inv = T(1) / ch.b[0];
+template <class T, int K, class Recip = IeeeReciprocal<T>>
+__device__ __forceinline__ void chunk_forward(Chunk<T, K>& ch, Recip recip = {}) {
+  T inv = recip(ch.b[0]);
   ch.c[0] *= inv;
   ch.d[0] *= inv;
   ch.a[0] = -ch.a[0] * inv;
 #pragma unroll
   for (int i = 1; i < K - 1; ++i) {
     const T ai = ch.a[i];
-    inv = T(1) / (ch.b[i] - ai * ch.c[i - 1]);
+    inv = recip(ch.b[i] - ai * ch.c[i - 1]);
     ch.c[i] *= inv;
     ch.d[i] = (ch.d[i] - ai * ch.d[i - 1]) * inv;
     ch.a[i] = -ai * ch.a[i - 1] * inv;
@@ -333,9 +349,9 @@ __device__ __forceinline__ void chunk_back(Chunk<T, K>& ch, T ym, T y) {
 // PCR on the reduced system: thread t (0 <= t < tps, tps a power of two) holds row t. shfl:
 // tps <= 32 and every system is an aligned lane segment; otherwise through sh (6 values per
 // block thread, two buffers; every thread of the block must call). Returns y_t.
-template <class T>
-__device__ __forceinline__ T reduced_pcr(T A, T B, T C, T D, int t, int tps, bool shfl, T* sh) {
-  const T inv = T(1) / B;
+template <class T, class Recip = IeeeReciprocal<T>>
+__device__ __forceinline__ T reduced_pcr(T A, T B, T C, T D, int t, int tps, bool shfl, T* sh, Recip recip = {}) {
+  const T inv = recip(B);
   T a = A * inv, c = C * inv, d = D * inv;
   const int tid = threadIdx.x, nb = blockDim.x;
   int buf = 0;
@@ -365,7 +381,7 @@ __device__ __forceinline__ T reduced_pcr(T A, T B, T C, T D, int t, int tps, boo
     }
     if (!hm) am = cm = dm = T(0);
     if (!hp) ap = cp = dp = T(0);
-    const T ri = T(1) / (T(1) - a * cm - c * ap);
+    const T ri = recip(T(1) - a * cm - c * ap);
     const T na = -a * am * ri, nc = -c * cp * ri;
     d = (d - a * dm - c * dp) * ri;
     a = na;
@@ -391,7 +407,7 @@ __device__ __forceinline__ T neighbour(T v, int dir, int t, int tps, bool shfl, 
   return has ? r : T(0);
 }
 
-// k_reg_base's rows read from arrays.
+// k_reg_base's rows read from arrays (divided by IEEE division: no Reciprocal member).
 template <class T>
 struct ArrayRows {
   Coeffs<T> s;
@@ -408,7 +424,8 @@ struct ArrayRows {
 // Shared memory: 6 values per thread, plus warp_buf_words<K>() per warp for warp access.
 // Rows gives each thread its chunk: rows.load<K, ACC>(g, off, u0, L, live, vec, wrow0,
 // wvalid, lane, wbuf, ch), rows as load_rows makes them (identity rows on idle threads);
-// ArrayRows reads a, b, c, d, the ADI x solve generates a, b, c from the operator.
+// ArrayRows reads a, b, c, d, the ADI x solve generates a, b, c from the operator (and
+// may name the division of its rows' pivots: Rows::Reciprocal, a functor T -> 1/T).
 template <class T, int K, Access ACC, class Rows>
 __global__ void __launch_bounds__(reg_max_threads<T, K>())
     k_reg_base(Rows rows, T* x, long count, long P, long L, int tps, int spb, bool vec) {
@@ -436,7 +453,8 @@ __global__ void __launch_bounds__(reg_max_threads<T, K>())
   }
   Chunk<T, K> ch;
   rows.template load<K, ACC>(g, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, ch);
-  chunk_forward<T, K>(ch);
+  using Recip = typename ReciprocalOf<Rows, T>::type;
+  chunk_forward<T, K>(ch, Recip{});
   T D0, L0, R0;
   chunk_first<T, K>(ch, D0, L0, R0);
   const bool shfl = tps <= 32;
@@ -447,7 +465,7 @@ __global__ void __launch_bounds__(reg_max_threads<T, K>())
   const T R0n = neighbour(R0, 1, t, tps, shfl, x1 + 2 * blockDim.x);
   T A, B, C, D;
   chunk_reduced<T, K>(ch, D0n, L0n, R0n, A, B, C, D);
-  const T y = reduced_pcr(A, B, C, D, t, tps, shfl, sh);
+  const T y = reduced_pcr(A, B, C, D, t, tps, shfl, sh, Recip{});
   // reduced_pcr's last step read one buffer; the other is free (see reduced_pcr). Its
   // index: the steps alternate buffers 0, 1, ...
   int steps = 0;
