@@ -366,11 +366,12 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
     constexpr int c = C.value;
     if constexpr (c == 9 || c == 17) {
       constexpr int W = kVarTwoTileWarps<T>;
+      constexpr bool kTwoTilesZ = !(std::is_same_v<T, double> && !kSolveOnly);
       const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2>(n);
-      const bool double_z_update = std::is_same_v<T, double> && axis == 2 && !kSolveOnly;
-      if (smem <= smem_limit && !double_z_update)
-        return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W> : yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W>,
-                32 * W, smem};
+      if (smem <= smem_limit) {
+        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W>, 32 * W, smem};
+        if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W>, 32 * W, smem};
+      }
     }
     return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly> : yz_var_kernel<T, L, c, 2, kSolveOnly>, 256,
             yz_var_smem_bytes<T, L, kSolveOnly>(n)};

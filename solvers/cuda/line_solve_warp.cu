@@ -21,8 +21,6 @@ namespace {
 
 template <class T>
 using SolveKernel = void (*)(fused::SolveArgs<T>);
-template <class T>
-using FieldKernel = void (*)(fused::VarSolveArgs<T>);
 
 // The plain-solve kernel for lines along axis and chunk capacity cap, and its dynamic
 // shared memory for lines of n nodes. The y/z tiles take one buffer: two (the next tile's
