@@ -277,7 +277,7 @@ __device__ __forceinline__ void store_rows(T* x, long off, long u0, long L, bool
 }
 
 // 1/x by IEEE division: the library's own. A caller whose rows are of its own making may
-// give k_reg_base another (Rows::Reciprocal, see ArrayRows).
+// give k_reg_base another as Rows::Reciprocal (ArrayRows names none).
 template <class T>
 struct IeeeReciprocal {
   __device__ __forceinline__ T operator()(T x) const { return T(1) / x; }

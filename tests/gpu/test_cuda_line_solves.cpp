@@ -199,8 +199,8 @@ TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
 
 // Alpha-field lines of 130 to 546 nodes take two tile buffers, the next tile's copy in
 // flight while the block solves and stores the current one: grids of more tiles than the
-// device holds blocks (one per SM), so that blocks cycle through both buffers, Dirichlet
-// and Neumann line ends (the stores then start a row past the copies).
+// device holds blocks (one per SM), so that blocks cycle through both buffers; Dirichlet
+// line ends (whose stores start a row past the copies) and Neumann ends.
 TYPED_TEST(CudaLineSolve, YZFieldTilesCycleTwoBuffers) {
   using B = BoundaryKind;
   set_cuda_policy(*this->gpu_, with_yz_tiles(true));
