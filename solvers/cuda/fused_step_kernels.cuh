@@ -385,8 +385,9 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
 // float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double (the z pass
 // with two buffers loading its u into registers before the solve, since removed; one
-// buffer and u by cp.async into a tile of its own, also removed: 0.702 / 1.249). Only
-// the float y pass gains enough to take two.
+// buffer and u by cp.async into a tile of its own, also removed: 0.702 / 1.249; one
+// buffer with the tile's u prefetched into L2 as its copy is issued: 0.668 / 1.32 against
+// 0.626 / 1.24, not kept). Only the float y pass gains enough to take two.
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the factors: finite and not written during
