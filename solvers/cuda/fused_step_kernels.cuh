@@ -353,6 +353,20 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pas
   if (lane == 0) bulk_wait();
 }
 
+// A plain solve's end rows: the first unknown's row lo and the last's hi (null where the
+// calling thread holds neither; one row when the line has one unknown). Behind a Dirichlet
+// end the equation carries the end node's value (s d, s = -a = -c); a Neumann end row is
+// halved, first: a line of one unknown between a Dirichlet and a Neumann end has both on
+// one row, whose coupling to the end node is halved to -s.
+template <class T>
+__device__ __forceinline__ void prepare_end_rows(T* lo, T* hi, bool dirichlet_lo, bool dirichlet_hi, T s,
+                                                 T end_lo, T end_hi) {
+  if (lo && !dirichlet_lo) *lo *= T(0.5);
+  if (hi && !dirichlet_hi) *hi *= T(0.5);
+  if (lo && dirichlet_lo) *lo += s * end_lo;
+  if (hi && dirichlet_hi) *hi += s * end_hi;
+}
+
 // The lines of a y or z pass (kAxis): the nodes solved along each line (first, R of
 // them), the columns i_first..i_last and the planes o_first.. (planes of them) across.
 // The fused passes take the interior (1 to n-2 on every axis); a plain solve (kSolveOnly:
@@ -509,16 +523,9 @@ __global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
       cp_async_commit();
       cp_async_wait<1>();  // tile t
     }
-    if (kSolveOnly && ok) {
-      // Row 0 and row R-1 of the column were copied by this thread, if by any. Behind a
-      // Dirichlet end the equation carries the end node's value (s d, s = -a = -c); a
-      // Neumann end row is halved, first: a line of one unknown between a Dirichlet and a
-      // Neumann end has both on one row, whose coupling to the end node is halved to -s.
-      if (lo_row && !dirichlet_lo) tile[col] *= T(0.5);
-      if (hi_row && !dirichlet_hi) tile[(R - 1) * P + col] *= T(0.5);
-      if (lo_row && dirichlet_lo) tile[col] += a.s * end_lo;
-      if (hi_row && dirichlet_hi) tile[(R - 1) * P + col] += a.s * end_hi;
-    }
+    if (kSolveOnly && ok)  // row 0 and row R-1 of the column were copied by this thread, if by any
+      prepare_end_rows(lo_row ? tile + col : nullptr, hi_row ? tile + (R - 1) * P + col : nullptr, dirichlet_lo,
+                       dirichlet_hi, a.s, end_lo, end_hi);
     __syncthreads();
 #pragma unroll 1
     for (int s = 0; s < LPW; ++s) {  // one line at a time: registers

@@ -88,12 +88,7 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
     __syncwarp();
     T* row = rows + b * kRow;
     T* chunk = row + 1 + lane * C;
-    if (lane == 0) {  // Neumann rows halved before the Dirichlet values enter (R may be 1)
-      if (!dirichlet_lo) row[1] *= T(0.5);
-      if (!dirichlet_hi) row[R] *= T(0.5);
-      if (dirichlet_lo) row[1] += a.s * row[0];
-      if (dirichlet_hi) row[R] += a.s * row[R + 1];
-    }
+    if (lane == 0) prepare_end_rows(row + 1, row + R, dirichlet_lo, dirichlet_hi, a.s, row[0], row[R + 1]);
     __syncwarp();
     T v[C];
 #pragma unroll
