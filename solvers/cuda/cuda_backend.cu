@@ -112,7 +112,7 @@ void CudaBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T
   activate();
   FacePtrs<T> g{};
   for (int i = 0; i < 6; ++i) g.g[i] = neumann[i];
-  launch_operator_rhs(policy_.stencil, op, u, f, g, scale, r, stream_);
+  last_stencil_ = launch_operator_rhs(policy_.stencil, op, u, f, g, scale, r, stream_);
 }
 
 template <class T>
@@ -182,31 +182,35 @@ T* CudaBackend<T>::x_coefficients(const OperatorView<T>& op, T tau) {
 }
 
 template <class T>
-void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) {
-  activate();
-  const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
-  if (points == 0) return;
-  if (axis == 0 && policy_.x_solve == XSolveVariant::register_cr && launch_register_cr_x(op, tau, d, stream_))
-    return;
+XSolveVariant CudaBackend<T>::launch_x_lines(const OperatorView<T>& op, T tau, T* d) {
+  using V = XSolveVariant;
+  const V v = policy_.x_solve;
+  if (v == V::register_cr && launch_register_cr_x(op, tau, d, stream_)) return V::register_cr;
   // warp_lines takes what it can and hands the rest to tridiag.
-  const bool x_tridiag = policy_.x_solve == XSolveVariant::tridiag || policy_.x_solve == XSolveVariant::warp_lines;
-  if (axis == 0 && policy_.x_solve == XSolveVariant::warp_lines && warp_lines_.run(op, axis, tau, d, stream_)) return;
-  if (axis == 0 && x_tridiag) {
-    if (launch_tridiag_generated_x(op, tau, d, stream_)) return;
+  const bool tridiag = v == V::tridiag || v == V::warp_lines;
+  if (v == V::warp_lines && warp_lines_.run(op, 0, tau, d, stream_)) return V::warp_lines;
+  if (tridiag) {
+    if (launch_tridiag_generated_x(op, tau, d, stream_)) return V::tridiag;
     if (const T* abc = x_coefficients(op, tau)) {
-      const std::size_t points_x = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
-      launch_tridiag_arrays_x(op, abc, abc + points_x, abc + 2 * points_x, d, stream_);
-      return;
+      const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
+      launch_tridiag_arrays_x(op, abc, abc + points, abc + 2 * points, d, stream_);
+      return V::tridiag;
     }
   }
   // Periodic lines of the register-packed variant, and tridiag lines whose coefficient
   // arrays do not fit, go through PCR-Thomas.
-  if (axis == 0 &&
-      (policy_.x_solve == XSolveVariant::pcr_thomas || policy_.x_solve == XSolveVariant::register_cr || x_tridiag) &&
-      launch_pcr_thomas_x(op, tau, d, stream_))
-    return;
-  if (axis == 0 && policy_.x_solve == XSolveVariant::cusparse && launch_cusparse_x(op, tau, d, device_, stream_))
-    return;
+  if ((v == V::pcr_thomas || v == V::register_cr || tridiag) && launch_pcr_thomas_x(op, tau, d, stream_))
+    return V::pcr_thomas;
+  if (v == V::cusparse && launch_cusparse_x(op, tau, d, device_, stream_)) return V::cusparse;
+  return V::thread_thomas;  // nothing launched: solve_lines' per-thread Thomas takes them
+}
+
+template <class T>
+void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) {
+  activate();
+  const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
+  if (points == 0) return;
+  if (axis == 0 && (last_x_solve_ = launch_x_lines(op, tau, d)) != XSolveVariant::thread_thomas) return;
   if (axis != 0 && policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_)) return;
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
@@ -348,6 +352,15 @@ void set_x_solve_variant(Backend<T>& backend, XSolveVariant v) {
 }
 
 template <class T>
+StencilVariant last_stencil_variant(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_stencil();
+}
+template <class T>
+XSolveVariant last_x_solve_variant(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_x_solve();
+}
+
+template <class T>
 bool bulk_copy_kernels_usable(const Backend<T>& backend) {
   return cuda::planes_stencil_usable<T>(cuda::as_cuda(const_cast<Backend<T>&>(backend)).device());
 }
@@ -357,7 +370,9 @@ bool bulk_copy_kernels_usable(const Backend<T>& backend) {
   template CudaPolicy cuda_policy<T>(const Backend<T>&);               \
   template void set_cuda_policy<T>(Backend<T>&, const CudaPolicy&);    \
   template void set_stencil_variant<T>(Backend<T>&, StencilVariant);   \
-  template void set_x_solve_variant<T>(Backend<T>&, XSolveVariant);
+  template void set_x_solve_variant<T>(Backend<T>&, XSolveVariant);   \
+  template StencilVariant last_stencil_variant<T>(const Backend<T>&); \
+  template XSolveVariant last_x_solve_variant<T>(const Backend<T>&);
 ADI3D_INSTANTIATE_VARIANTS(float)
 ADI3D_INSTANTIATE_VARIANTS(double)
 #undef ADI3D_INSTANTIATE_VARIANTS

@@ -44,9 +44,11 @@ struct LineSolvePolicy {
   static constexpr int tridiag_generated_max_rows = 8 * 512;  // checked in line_solve_x_tridiag.cu
 };
 
+// Returns the variant whose kernel formed the interior: v, or shuffle where the planes
+// variant does not apply (an alpha field, rows not of whole 16-byte units, no sm_90 code).
 template <class T>
-void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
-                         const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
+StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
+                                   const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
 // Whether the planes stencil's kernel runs on this device (bulk_copies_usable).
 template <class T>
 bool planes_stencil_usable(int device);
@@ -148,6 +150,10 @@ class CudaBackend final : public Backend<T> {
                           T* scratch) override;
 
   const CudaPolicy& policy() const { return policy_; }
+  // The variants the last operator_rhs and the last x-line solve ran: the policy's, or
+  // the one it handed the work to (for labels that say what was timed).
+  StencilVariant last_stencil() const { return last_stencil_; }
+  XSolveVariant last_x_solve() const { return last_x_solve_; }
   cudaStream_t stream() const { return stream_; }  // for timing with events (bench)
   CUstream_st* cuda_stream() override { return stream_; }
   void set_policy(const CudaPolicy& p) { policy_ = p; }
@@ -155,10 +161,15 @@ class CudaBackend final : public Backend<T> {
  private:
   void activate() const;  // makes device_ current for this host thread
   T* line_scratch(std::size_t n);
+  // The x lines by the policy's variant or the one it hands them to; thread_thomas where
+  // none took them (nothing launched).
+  XSolveVariant launch_x_lines(const OperatorView<T>& op, T tau, T* d);
 
   int device_;
   cudaStream_t stream_ = nullptr;
   CudaPolicy policy_{};
+  StencilVariant last_stencil_ = CudaPolicy{}.stencil;
+  XSolveVariant last_x_solve_ = CudaPolicy{}.x_solve;
   std::string name_;
   // Thomas factors of the constant-coefficient path, per axis, kept while the operator
   // and tau stay the same (a time loop with a fixed step forms them once).

@@ -59,9 +59,9 @@ struct CudaPolicy {
   // (WarpLineSolve: a warp per line, each value read and written once; 2 arrays per point,
   // 3 with an alpha field). 512^3, y / z: constant alpha 0.423 / 0.444 ms float and
   // 0.788 / 0.837 double (86 / 82% and 91 / 86% of copy) against Thomas with shared
-  // factors 0.942 / 0.920 and 1.527 / 1.483; an alpha field 0.946 / 0.981 float and
-  // 2.544 / 2.622 double against Thomas with generated rows 2.118 / 1.546 and 2.974 /
-  // 2.945 (H100, adi3d bench gpu, 2026-11-23). false, or periodic or longer lines: the
+  // factors 0.942 / 0.920 and 1.527 / 1.483; an alpha field 0.908 / 0.947 float and
+  // 1.638 / 1.690 double against Thomas with generated rows 2.125 / 1.553 and 2.975 /
+  // 2.949 (H100, adi3d bench gpu, 2026-11-23). false, or periodic or longer lines: the
   // per-thread Thomas solves below.
   bool yz_tiles = true;
   LineScratch yz_scratch = LineScratch::automatic;
@@ -82,6 +82,13 @@ template <class T>
 void set_stencil_variant(Backend<T>& backend, StencilVariant v);
 template <class T>
 void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
+// The variants the backend's last operator_rhs and last x-line solve ran: the policy's, or
+// the one it handed the work to (the planes stencil and the warp_lines x solve take
+// constant alpha only; see CudaPolicy).
+template <class T>
+StencilVariant last_stencil_variant(const Backend<T>& backend);
+template <class T>
+XSolveVariant last_x_solve_variant(const Backend<T>& backend);
 // Whether the kernels that stream planes by sm_90 bulk copies (the planes stencil, the
 // fused step's x pass) run on this backend's device: compute capability 9.0 or newer and
 // a build for it (CMAKE_CUDA_ARCHITECTURES with 90 or newer). Where they do not, the

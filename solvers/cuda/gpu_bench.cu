@@ -53,10 +53,10 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
     CudaPolicy p = backend.policy();
     p.stencil = v;
     backend.set_policy(p);
-    out.push_back({"stencil", to_string(v), median_ms(stream, repetitions, [&] {
-                     backend.operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
-                   }),
-                   2 * field_bytes});
+    const double ms = median_ms(stream, repetitions, [&] {
+      backend.operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
+    });
+    out.push_back({"stencil", to_string(backend.last_stencil()), ms, 2 * field_bytes});
   }
   backend.set_policy(CudaPolicy{});
 
@@ -67,10 +67,8 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
     p.x_solve = v;
     p.constant_coefficients = false;
     backend.set_policy(p);
-    out.push_back({"solve_x", to_string(v), median_ms(stream, repetitions, [&] {
-                     backend.solve_lines(op, 0, tau, r.data());
-                   }),
-                   2 * field_bytes});
+    const double ms = median_ms(stream, repetitions, [&] { backend.solve_lines(op, 0, tau, r.data()); });
+    out.push_back({"solve_x", to_string(backend.last_x_solve()), ms, 2 * field_bytes});
   }
   // y and z: the tile kernels (default where they apply), then per-thread Thomas.
   enum class YZ { tiles, shared_factors, generated_rows };
@@ -119,19 +117,15 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   Array<T> alpha = backend.allocate(points);
   backend.upload(host.data(), alpha.data(), points);
   const OperatorView<T> vop = make_operator_view(d, alpha.data());
-  // The default operations with it: 3 arrays each (alpha besides the data in and out).
-  // The planes variant takes constant alpha only: an alpha field runs the shuffle variant.
-  const StencilVariant var_stencil =
-      CudaPolicy{}.stencil == StencilVariant::planes ? StencilVariant::shuffle : CudaPolicy{}.stencil;
-  out.push_back({"stencil_var", to_string(var_stencil), median_ms(stream, repetitions, [&] {
-                   backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
-                 }),
-                 3 * field_bytes});
-  // warp_lines takes constant alpha only: an alpha field's x lines go through tridiag.
-  const XSolveVariant var_x =
-      CudaPolicy{}.x_solve == XSolveVariant::warp_lines ? XSolveVariant::tridiag : CudaPolicy{}.x_solve;
-  out.push_back({"solve_x_var", to_string(var_x),
-                 median_ms(stream, repetitions, [&] { backend.solve_lines(vop, 0, tau, r.data()); }), 3 * field_bytes});
+  // The default operations with it, labelled by the variants that ran (the planes stencil
+  // and warp_lines x solve take constant alpha only): 3 arrays each (alpha besides the
+  // data in and out).
+  const double stencil_ms = median_ms(stream, repetitions, [&] {
+    backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
+  });
+  out.push_back({"stencil_var", to_string(backend.last_stencil()), stencil_ms, 3 * field_bytes});
+  const double x_ms = median_ms(stream, repetitions, [&] { backend.solve_lines(vop, 0, tau, r.data()); });
+  out.push_back({"solve_x_var", to_string(backend.last_x_solve()), x_ms, 3 * field_bytes});
   // y and z: the tile kernels with an alpha tile (default), then per-thread Thomas.
   for (int axis = 1; axis < 3; ++axis)
     for (bool tiles : {true, false}) {

@@ -422,10 +422,14 @@ void launch_naive(const OperatorView<T>& op, const T* u, const T* f, const FaceP
 }  // namespace
 
 template <class T>
-void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
-                         const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
-  if (op.n[0] <= 0 || op.n[1] <= 0 || op.n[2] <= 0) return;
-  if (v == StencilVariant::naive) return launch_naive(op, u, f, g, scale, r, s);
+StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
+                                   const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
+  const StencilVariant pencil = v == StencilVariant::planes ? StencilVariant::shuffle : v;
+  if (op.n[0] <= 0 || op.n[1] <= 0 || op.n[2] <= 0) return pencil;
+  if (v == StencilVariant::naive) {
+    launch_naive(op, u, f, g, scale, r, s);
+    return v;
+  }
   InteriorWeights<T> w{};
   for (int a = 0; a < 3; ++a)
     w.w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
@@ -433,9 +437,9 @@ void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u
   const bool interior = op.n[0] > 2 && op.n[1] > 2 && op.n[2] > 2;
   bool planes = false;
   if (op.alpha_field)
-    launch_pencil<T, true>(v, op, w, u, f, scale, r, s);
+    launch_pencil<T, true>(pencil, op, w, u, f, scale, r, s);
   else if (!(planes = v == StencilVariant::planes && interior && launch_planes(op, w, u, f, g, scale, r, s)))
-    launch_pencil<T, false>(v, op, w, u, f, scale, r, s);
+    launch_pencil<T, false>(pencil, op, w, u, f, scale, r, s);
   const std::size_t count = shell_size(op.n, !planes);
   const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + TX * TY - 1) / (TX * TY), 65535));
   if (op.alpha_field)
@@ -443,6 +447,7 @@ void launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u
   else
     shell_kernel<T, true><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
   ADI3D_CUDA_LAUNCH_CHECK();
+  return planes ? StencilVariant::planes : pencil;
 }
 
 template <class T>
@@ -453,11 +458,10 @@ bool planes_stencil_usable(int device) {
 template bool planes_stencil_usable<float>(int);
 template bool planes_stencil_usable<double>(int);
 
-template void launch_operator_rhs<float>(StencilVariant, const OperatorView<float>&, const float*,
-                                         const float*, const FacePtrs<float>&, float, float*,
-                                         cudaStream_t);
-template void launch_operator_rhs<double>(StencilVariant, const OperatorView<double>&,
-                                          const double*, const double*, const FacePtrs<double>&,
-                                          double, double*, cudaStream_t);
+template StencilVariant launch_operator_rhs<float>(StencilVariant, const OperatorView<float>&, const float*,
+                                                   const float*, const FacePtrs<float>&, float, float*, cudaStream_t);
+template StencilVariant launch_operator_rhs<double>(StencilVariant, const OperatorView<double>&, const double*,
+                                                    const double*, const FacePtrs<double>&, double, double*,
+                                                    cudaStream_t);
 
 }  // namespace adi3d::cuda

@@ -40,6 +40,36 @@ TYPED_TEST(CudaBasic, BulkCopyKernelsFollowDeviceAndBuild) {
     EXPECT_FALSE(usable) << d << ": a build without sm_90 code must not run the bulk-copy kernels";
 }
 
+// The backend says which variant ran, for labels (adi3d bench gpu): the default policy's
+// planes stencil and warp_lines x solve with constant alpha (where the device runs bulk
+// copies), their stand-ins with an alpha field, and the policy's own variant where it
+// takes the work.
+TYPED_TEST(CudaBasic, ReportsTheVariantsThatRan) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::dirichlet);
+  const std::array<int, 3> n{32, 9, 7};  // x rows of whole 16-byte units: the planes stencil applies
+  for (bool field : {false, true}) {
+    const Diffusion<T> d = make_diffusion<T>(n, bc, field, this->rng_);
+    Array<T> alpha;
+    if (field) alpha = this->to_gpu(d.alpha_field);
+    const OperatorView<T> op = make_operator_view(d, field ? alpha.data() : nullptr);
+    Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
+    Array<T> r = this->gpu_->allocate(d.grid.size());
+    set_cuda_policy(*this->gpu_, CudaPolicy{});
+    this->gpu_->operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
+    this->gpu_->solve_lines(op, 0, T(1e-3), r.data());
+    const bool planes = !field && bulk_copy_kernels_usable(*this->gpu_);
+    EXPECT_EQ(last_stencil_variant(*this->gpu_), planes ? StencilVariant::planes : StencilVariant::shuffle) << field;
+    EXPECT_EQ(last_x_solve_variant(*this->gpu_), field ? XSolveVariant::tridiag : XSolveVariant::warp_lines) << field;
+    set_stencil_variant(*this->gpu_, StencilVariant::zpencil);
+    set_x_solve_variant(*this->gpu_, XSolveVariant::pcr_thomas);
+    this->gpu_->operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
+    this->gpu_->solve_lines(op, 0, T(1e-3), r.data());
+    EXPECT_EQ(last_stencil_variant(*this->gpu_), StencilVariant::zpencil) << field;
+    EXPECT_EQ(last_x_solve_variant(*this->gpu_), XSolveVariant::pcr_thomas) << field;
+  }
+}
+
 TYPED_TEST(CudaBasic, MissingDeviceThrowsBackendUnavailable) {
   try {
     make_cuda_backend<TypeParam>(cuda_device_count() + 7);
