@@ -326,18 +326,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       T* dst = a.d + p1;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {
-      // u += x, B loads of u in flight per thread (above).
-      constexpr int B = 16;
-      T* up = a.u + p1;
-      for (int r = row0; r < R; r += B * RS, up += B * sweep, x += B * RS * P) {
-        T uu[B];
-#pragma unroll
-        for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) uu[q] = up[q * sweep];
-#pragma unroll
-        for (int q = 0; q < B; ++q)
-          if (r + q * RS < R) up[q * sweep] = uu[q] + x[q * RS * P];
-      }
+      add_column_to_u<16, RS, P>(a.u + p1, x, row0, R, sweep);  // 16 loads in flight: above
     }
   }
   cp_async_wait<0>();
