@@ -17,6 +17,10 @@ enum class StencilVariant {
   planes,        // planes of u streamed through shared memory by bulk copies (sm_90,
                  // constant alpha, rows of whole 16-byte units; else shuffle)
 };
+// Every stencil variant, for loops over them (tests, bench gpu).
+constexpr StencilVariant kStencilVariants[] = {StencilVariant::naive, StencilVariant::zpencil,
+                                               StencilVariant::zpencil_smem, StencilVariant::shuffle,
+                                               StencilVariant::planes};
 
 // Lines along x (contiguous in memory).
 enum class XSolveVariant {

@@ -226,8 +226,8 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 
 // ---------------------------------------------------------------------------------------
 // The chunked kernels: lines per block and plane slots of the x pass, lines per tile of
-// the y and z passes (fused::kYZLines), u by cp.async in the z pass (rows per lane
-// chunk: fused::kChunkCaps).
+// the y and z passes (fused::kYZLines), tile buffers of the y pass (rows per lane chunk:
+// fused::kChunkCaps).
 // Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
 // A 3-slot x pass (u of plane k-1 in registers, a second barrier per plane; commit
 // 40f8e14, removed after) ran, against these 4 slots (adi3d_fused_tune 512, H100,

@@ -48,8 +48,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                  }),
                  2 * field_bytes});
 
-  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil, StencilVariant::zpencil_smem,
-                           StencilVariant::shuffle, StencilVariant::planes}) {
+  for (StencilVariant v : kStencilVariants) {
     CudaPolicy p = backend.policy();
     p.stencil = v;
     backend.set_policy(p);

@@ -45,8 +45,7 @@ TYPED_TEST(CudaDouglas, MixedBoundariesMatchCpuForEveryVariant) {
   BoundarySpec bc = boundary_mix(BoundaryKind::periodic, BoundaryKind::neumann,
                                  BoundaryKind::dirichlet);
   bc.face[face_index(1, 1)] = BoundaryKind::dirichlet;  // y: Neumann below, Dirichlet above
-  for (StencilVariant s : {StencilVariant::naive, StencilVariant::zpencil,
-                           StencilVariant::zpencil_smem, StencilVariant::shuffle, StencilVariant::planes})
+  for (StencilVariant s : kStencilVariants)
     for (XSolveVariant x : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas}) {
       CudaPolicy p;
       p.stencil = s;

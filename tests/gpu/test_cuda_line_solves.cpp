@@ -98,7 +98,7 @@ TYPED_TEST(CudaLineSolve, XTridiagLibraryMatchesCpu) {
 // library): the shortest lines, line lengths on either side of a chunk capacity and of
 // the longest lines it takes (1056 unknowns; 1059 nodes fall back), odd lengths (rows not
 // 16-byte aligned), and more lines than the device's warps, so that warps solve several
-// lines each and carry the next one in registers.
+// lines each, copying the next into their second shared row meanwhile.
 TYPED_TEST(CudaLineSolve, XWarpLinesMatchesCpu) {
   this->check(0, with_x(XSolveVariant::warp_lines),
               {{3, 3, 3}, {2, 3, 2}, {4, 5, 3}, {33, 2, 3}, {98, 3, 2}, {257, 5, 4}, {512, 3, 2}, {1058, 2, 2},

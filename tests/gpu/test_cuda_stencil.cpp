@@ -90,8 +90,7 @@ TYPED_TEST(CudaStencil, PlanesMatchesCpu) {
 }
 
 TYPED_TEST(CudaStencil, NoSourceAndScaleEveryVariant) {
-  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil,
-                           StencilVariant::zpencil_smem, StencilVariant::shuffle, StencilVariant::planes}) {
+  for (StencilVariant v : kStencilVariants) {
     const BoundarySpec bc = boundary_mix(BoundaryKind::neumann, BoundaryKind::periodic,
                                          BoundaryKind::dirichlet);
     EXPECT_LE(this->compare(v, {41, 13, 66}, bc, true, false, TypeParam(-0.37)),
@@ -102,8 +101,7 @@ TYPED_TEST(CudaStencil, NoSourceAndScaleEveryVariant) {
 
 TYPED_TEST(CudaStencil, LargerGridEveryVariant) {
   // Several blocks in every direction and several z chunks per column.
-  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil,
-                           StencilVariant::zpencil_smem, StencilVariant::shuffle, StencilVariant::planes}) {
+  for (StencilVariant v : kStencilVariants) {
     const BoundarySpec bc = boundary_mix(BoundaryKind::periodic, BoundaryKind::neumann,
                                          BoundaryKind::periodic);
     EXPECT_LE(this->compare(v, {130, 47, 97}, bc, true, true, TypeParam(1)), tolerance<TypeParam>())
@@ -143,8 +141,7 @@ void time_variants() {
     std::printf("%-8s %-28s %8.3f ms  %7.1f GB/s (2 arrays/pt)\n", sizeof(T) == 4 ? "float" : "double",
                 what, s * 1e3, 2.0 * static_cast<double>(n * sizeof(T)) / s * 1e-9);
   };
-  for (StencilVariant v : {StencilVariant::naive, StencilVariant::zpencil,
-                           StencilVariant::zpencil_smem, StencilVariant::shuffle, StencilVariant::planes}) {
+  for (StencilVariant v : kStencilVariants) {
     set_stencil_variant(*gpu, v);
     run((std::string("rhs ") + to_string(v)).c_str(),
         [&] { gpu->operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data()); });
