@@ -131,6 +131,20 @@ __device__ __forceinline__ void bulk_wait_read() {
 }
 // Until they are complete (visible in global memory): before a kernel's threads exit.
 __device__ __forceinline__ void bulk_wait() { ADI3D_SM90_ASM("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Until all but this thread's N most recent bulk groups are complete.
+template <int N>
+__device__ __forceinline__ void bulk_wait_older() {
+  ADI3D_SM90_ASM("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// Orders this thread's completed bulk stores (the async proxy) before its later ordinary
+// accesses to global memory, such as a release that tells other blocks the data is there.
+__device__ __forceinline__ void fence_proxy_async_global() {
+  ADI3D_SM90_ASM("fence.proxy.async.global;\n" ::: "memory");
+}
+// Before the shared memory of an mbarrier is used for anything else.
+__device__ __forceinline__ void mbarrier_inval(unsigned long long* bar) {
+  ADI3D_SM90_ASM("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(smem_address(bar)) : "memory");
+}
 // Orders this thread's ordinary shared-memory writes before later bulk copies (the async
 // proxy) that read or overwrite them.
 __device__ __forceinline__ void fence_proxy_async() {

@@ -262,6 +262,7 @@ template <class T>
 bool CudaBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                                         T* scratch) {
   activate();
+  fused_.set_merge_xy(policy_.fused_xy);
   return fused_.run(op, u, f, dt, tau, scratch, stream_);
 }
 
@@ -359,6 +360,10 @@ template <class T>
 XSolveVariant last_x_solve_variant(const Backend<T>& backend) {
   return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_x_solve();
 }
+template <class T>
+bool last_fused_xy(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_fused_xy();
+}
 
 template <class T>
 bool bulk_copy_kernels_usable(const Backend<T>& backend) {
@@ -372,7 +377,8 @@ bool bulk_copy_kernels_usable(const Backend<T>& backend) {
   template void set_stencil_variant<T>(Backend<T>&, StencilVariant);   \
   template void set_x_solve_variant<T>(Backend<T>&, XSolveVariant);   \
   template StencilVariant last_stencil_variant<T>(const Backend<T>&); \
-  template XSolveVariant last_x_solve_variant<T>(const Backend<T>&);
+  template XSolveVariant last_x_solve_variant<T>(const Backend<T>&);   \
+  template bool last_fused_xy<T>(const Backend<T>&);
 ADI3D_INSTANTIATE_VARIANTS(float)
 ADI3D_INSTANTIATE_VARIANTS(double)
 #undef ADI3D_INSTANTIATE_VARIANTS

@@ -154,6 +154,8 @@ class CudaBackend final : public Backend<T> {
   // the one it handed the work to (for labels that say what was timed).
   StencilVariant last_stencil() const { return last_stencil_; }
   XSolveVariant last_x_solve() const { return last_x_solve_; }
+  // Whether the last fused step ran its x and y passes as one kernel (CudaPolicy::fused_xy).
+  bool last_fused_xy() const { return fused_.last_merged_xy(); }
   cudaStream_t stream() const { return stream_; }  // for timing with events (bench)
   CUstream_st* cuda_stream() override { return stream_; }
   void set_policy(const CudaPolicy& p) { policy_ = p; }

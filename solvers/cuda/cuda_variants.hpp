@@ -69,6 +69,14 @@ struct CudaPolicy {
   // per-thread Thomas solves below.
   bool yz_tiles = true;
   LineScratch yz_scratch = LineScratch::automatic;
+  // The fused step's x and y passes as one kernel (fused_step_xy_kernel.cuh) where it
+  // applies (float, constant alpha, lines of 163-546 nodes, sm_90): d goes from the x
+  // solve to the y solve through L2, so the step needs 5 arrays per point from DRAM
+  // instead of 7. Off: slower than the passes apart, whose kernels are bound by latency
+  // per block rather than by DRAM, and which the one kernel's shared memory (two blocks
+  // per SM for both roles) holds to fewer blocks: x + y 0.94 ms at best against 0.41 +
+  // 0.42, step 1.61 against 1.49 ms (512^3 float, H100, adi3d_fused_tune, 2026-11-23).
+  bool fused_xy = false;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
   // them) and stream only the right-hand sides. Same arithmetic as the general path.
   bool constant_coefficients = true;
@@ -93,6 +101,10 @@ template <class T>
 StencilVariant last_stencil_variant(const Backend<T>& backend);
 template <class T>
 XSolveVariant last_x_solve_variant(const Backend<T>& backend);
+// Whether the backend's last fused Douglas step ran its x and y passes as one kernel
+// (CudaPolicy::fused_xy).
+template <class T>
+bool last_fused_xy(const Backend<T>& backend);
 // Whether the kernels that stream planes by sm_90 bulk copies (the planes stencil, the
 // fused step's x pass) run on this backend's device: compute capability 9.0 or newer and
 // a build for it (CMAKE_CUDA_ARCHITECTURES with 90 or newer). Where they do not, the

@@ -45,6 +45,11 @@ class FusedDouglasStep {
   // factors (I - tau A_axis); d is a grid-sized scratch. Returns false, launching nothing,
   // where applies() is false.
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
+  // Whether the x and y passes may run as one kernel (fused_step_xy_kernel.cuh: d between
+  // them through L2), where it applies; off by default (CudaPolicy::fused_xy says why).
+  void set_merge_xy(bool merge) { merge_xy_ = merge; }
+  // Whether the last run() took that kernel.
+  bool last_merged_xy() const { return last_merged_xy_; }
 
  private:
   // Launch plan of the three passes for one grid shape, device and source/no source.
@@ -61,14 +66,22 @@ class FusedDouglasStep {
     int grid[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     std::size_t smem[3] = {0, 0, 0};
     int kseg = 0;  // x pass: planes per block
+    bool merge_xy = false;  // the x and y passes as one kernel (the fields below)
+    bool xy = false;
+    int xy_grid = 0, xy_partitions = 0, xy_kseg = 0;
+    std::size_t xy_smem = 0;
   };
   void make_plan(const int n[3], int device, bool source, bool aligned);
+  void plan_xy(int optin, int sms);
 
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),
   // on the host and on the device; re-uploaded only when they change.
   std::vector<T> host_factors_;
   Array<T> factors_;
   Plan plan_;
+  bool merge_xy_ = false;
+  bool last_merged_xy_ = false;
+  Array<unsigned> xy_sync_;  // the merged kernel's counters
 };
 
 }  // namespace adi3d::cuda

@@ -274,6 +274,75 @@ constexpr int x_bulk_min_blocks() {
   return sizeof(T) == 4 && C <= 17 ? 2 : 1;
 }
 
+// The bulk x pass's shared memory (x_pass_bulk_smem_bytes at smem): NS plane slots of
+// L+2 rows, then L staging rows (returned in stages), then the ring's 2 NS mbarriers;
+// first: the ring's first plane. Every thread of the block (32 (L + 1)), once: the
+// rows' padding (and rows past the grid) is never copied and must read as finite, and a
+// staging row's node 0 stays 0, so all of it is zeroed.
+template <class T, int L, int NS>
+__device__ __forceinline__ PlaneRing<T, NS> x_bulk_setup(unsigned char* smem, int stride, int first, T*& stages) {
+  T* slots = reinterpret_cast<T*>(smem);
+  stages = slots + NS * (L + 2) * stride;
+  auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
+  const PlaneRing<T, NS> ring{slots, bars, bars + NS, L + 2, stride, first};
+  for (int e = threadIdx.x; e < (NS * (L + 2) + L) * stride; e += 32 * (L + 1)) slots[e] = T(0);
+  fence_proxy_async();  // the zeros before the bulk loads that overwrite them
+  ring.init(L);
+  __syncthreads();
+  return ring;
+}
+
+// This lane's solve factors of the x lines, to registers.
+template <class T, int C>
+__device__ __forceinline__ void load_lane_factors(const T* factors, T (&al)[C], T (&gf)[C], T (&gb)[C]) {
+  const T* f = factors + (threadIdx.x & 31) * C;
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    al[q] = f[q];
+    gf[q] = f[32 * C + q];
+    gb[q] = f[64 * C + q];
+  }
+}
+
+// Plane k of line j by a line warp of the bulk x pass (planes up to ke-1 are solved): the
+// rhs from the ring's planes k-1..k+1, then plane k-1 released, the solve on this lane's
+// factors al, gf, gb, and the line out from the staging row by one bulk store of lane 0,
+// in a bulk group of its own (none where !line). lane_off: this lane's first row in a slot.
+template <class T, int NS, int C, bool kSource>
+__device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const PlaneRing<T, NS>& ring, int k, int ke,
+                                                  int j, bool line, int lane_off, T* stage, const T (&al)[C],
+                                                  const T (&gf)[C], const T (&gb)[C]) {
+  const int lane = threadIdx.x & 31;
+  const int nx = a.n[0];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * a.n[1];
+  const int stride = ring.stride;
+  ring.wait(k + 1);
+  const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
+  if (kSource && line && k + 1 < ke) {
+    for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
+  }
+  const T* sc = ring.plane(k) + lane_off;
+  T v[C];
+  apply_operator_rows<T, C>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off, ring.plane(k + 1) + lane_off,
+                            a.w[0], a.w[1], a.w[2]);
+  // Plane k-1 is done with (this warp's last read of it); the staging row is free once
+  // the last store has read it.
+  ring.release(k - 1);
+  if (lane == 0) bulk_wait_read();
+  __syncwarp();
+  T* out = stage + 1 + lane * C;
+  finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt);
+  warp_solve<T, C>(v, al, gf, gb, a.s);
+#pragma unroll
+  for (int q = 0; q < C; ++q) out[q] = v[q];
+  fence_proxy_async();
+  __syncwarp();
+  if (line && lane == 0) {
+    bulk_store(a.d + row, stage, static_cast<unsigned>(nx * sizeof(T)));
+    bulk_commit();
+  }
+}
+
 template <class T, int L, int NS, int C, bool kSource>
 __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pass_bulk_kernel(PassArgs<T> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
@@ -285,18 +354,9 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pas
   const int kb = 1 + blockIdx.y * a.kseg;
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
-  T* slots = reinterpret_cast<T*>(smem_raw);
-  T* stages = slots + NS * (L + 2) * stride;
-  auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
-  const PlaneRing<T, NS> ring{slots, bars, bars + NS, L + 2, stride, kb - 1};
+  T* stages;
+  const PlaneRing<T, NS> ring = x_bulk_setup<T, L, NS>(smem_raw, stride, kb - 1, stages);
   const int tid = threadIdx.x;
-  // Zero the slots and staging rows once: the rows' padding (and rows past the grid) is
-  // never copied and must read as finite; a staging row's node 0 stays 0.
-  for (int e = tid; e < (NS * (L + 2) + L) * stride; e += 32 * (L + 1)) slots[e] = T(0);
-  fence_proxy_async();  // the zeros before the bulk loads that overwrite them
-  ring.init(L);
-  __syncthreads();
-
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
@@ -308,48 +368,13 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pas
   const int j = j0 + warp;
   const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
   T al[C], gf[C], gb[C];
-  {
-    const T* f = a.chunk_factors + lane * C;
-#pragma unroll
-    for (int q = 0; q < C; ++q) {
-      al[q] = f[q];
-      gf[q] = f[32 * C + q];
-      gb[q] = f[64 * C + q];
-    }
-  }
+  load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
   const int lane_off = (warp + 1) * stride + 1 + lane * C;  // row warp+1 of a slot, node 1 + lane C
   T* stage = stages + warp * stride;
-  const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
   ring.wait(kb - 1);
   ring.wait(kb);
-  for (int k = kb; k < ke; ++k) {
-    ring.wait(k + 1);
-    const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
-    if (kSource && line && k + 1 < ke) {
-      for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T)))
-        prefetch_l2(a.f + row + nxy + i);
-    }
-    const T* sc = ring.plane(k) + lane_off;
-    T v[C];
-    apply_operator_rows<T, C>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off,
-                              ring.plane(k + 1) + lane_off, wx, wy, wz);
-    // Plane k-1 is done with (this warp's last read of it); the staging row is free once
-    // the last store has read it.
-    ring.release(k - 1);
-    if (lane == 0) bulk_wait_read();
-    __syncwarp();
-    T* out = stage + 1 + lane * C;
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt);
-    warp_solve<T, C>(v, al, gf, gb, a.s);
-#pragma unroll
-    for (int q = 0; q < C; ++q) out[q] = v[q];
-    fence_proxy_async();
-    __syncwarp();
-    if (line && lane == 0) {
-      bulk_store(a.d + row, stage, row_bytes);
-      bulk_commit();
-    }
-  }
+  for (int k = kb; k < ke; ++k)
+    x_bulk_line_plane<T, NS, C, kSource>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
   if (lane == 0) bulk_wait();
 }
 
@@ -365,6 +390,19 @@ __device__ __forceinline__ void prepare_end_rows(T* lo, T* hi, bool dirichlet_lo
   if (hi && !dirichlet_hi) *hi *= T(0.5);
   if (lo && dirichlet_lo) *lo += s * end_lo;
   if (hi && dirichlet_hi) *hi += s * end_hi;
+}
+
+// A warp solves one line of a y or z tile in place: c is its row lane C (rows P values
+// apart), lim the rows of this lane's chunk that are real (q < lim are stored back).
+template <class T, int C, int P>
+__device__ __forceinline__ void solve_tile_line(T* c, const T* fac, T s, int lim) {
+  T v[C];
+#pragma unroll
+  for (int q = 0; q < C; ++q) v[q] = c[q * P];
+  warp_solve<T, C>(v, fac, s);
+#pragma unroll
+  for (int q = 0; q < C; ++q)
+    if (q < lim) c[q * P] = v[q];
 }
 
 // The z passes' update of u: u += x on this thread's column, the unknown rows row0,
@@ -544,16 +582,8 @@ __global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
                        dirichlet_hi, a.s, end_lo, end_hi);
     __syncthreads();
 #pragma unroll 1
-    for (int s = 0; s < LPW; ++s) {  // one line at a time: registers
-      T* c = tile + lane * C * P + warp * LPW + s;
-      T v[C];
-#pragma unroll
-      for (int q = 0; q < C; ++q) v[q] = c[q * P];
-      warp_solve<T, C>(v, fac, a.s);
-#pragma unroll
-      for (int q = 0; q < C; ++q)
-        if (q < lim) c[q * P] = v[q];
-    }
+    for (int s = 0; s < LPW; ++s)  // one line at a time: registers
+      solve_tile_line<T, C, P>(tile + lane * C * P + warp * LPW + s, fac, a.s, lim);
     __syncthreads();
     if (!ok) continue;
     const T* x = tile + row0 * P + col;

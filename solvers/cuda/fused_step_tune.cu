@@ -10,6 +10,7 @@
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
+#include "solvers/cuda/fused_step_xy_kernel.cuh"
 #include "solvers/diffusion.hpp"
 
 #include <algorithm>
@@ -118,6 +119,62 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   std::printf("  %c %3dB rows%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
               kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", ms,
               100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
+}
+
+// The merged x and y kernel (fused_step_xy_kernel.cuh) with the planes in `ranges`
+// ranges (one x block per x tile and range), against the separate passes' sum; then one
+// traced run: when the x role's blocks end, when the y role's blocks end and how long
+// they waited for planes (microseconds from the first block's start).
+template <class T, int kLag = 2>
+void time_xy(fused::PassArgs<T> a, double copy_ms, int ranges) {
+  constexpr int C = 17;
+  constexpr int L = fused::kXYLines<T>;
+  auto kernel = fused::xy_pass_kernel<T, C, false, kLag>;
+  const std::size_t smem = fused::xy_pass_smem_bytes<T, C>(a.n[0], a.n[1]);
+  const int threads = 32 * (L + 1);
+  const int grid = resident(reinterpret_cast<const void*>(kernel), threads, smem);
+  const int planes = a.n[2] - 2;
+  fused::XYArgs<T> xa{};
+  xa.x = a;
+  xa.x.kseg = (planes + ranges - 1) / ranges;
+  xa.partitions = (planes + xa.x.kseg - 1) / xa.x.kseg;
+  xa.y_factors = a.chunk_factors;
+  xa.y_s = a.s;
+  const std::size_t words = fused::xy_sync_words(a.n[2]);
+  ADI3D_CUDA_CHECK(cudaMalloc(&xa.sync, words * sizeof(unsigned)));
+  auto launch = [&] {
+    ADI3D_CUDA_CHECK(cudaMemsetAsync(xa.sync, 0, words * sizeof(unsigned)));
+    kernel<<<grid, threads, smem>>>(xa);
+  };
+  const double ms = median_ms(launch);
+  std::vector<unsigned long long> trace(static_cast<std::size_t>(grid) * fused::kXYTraceWords);
+  ADI3D_CUDA_CHECK(cudaMalloc(&xa.trace, trace.size() * sizeof(unsigned long long)));
+  launch();
+  ADI3D_CUDA_CHECK(cudaMemcpy(trace.data(), xa.trace, trace.size() * sizeof(unsigned long long),
+                              cudaMemcpyDeviceToHost));
+  unsigned long long t0 = ~0ull;
+  for (int b = 0; b < grid; ++b) t0 = std::min(t0, trace[b * fused::kXYTraceWords]);
+  std::vector<double> x_end, end, waited, tiles;
+  for (int b = 0; b < grid; ++b) {
+    const unsigned long long* t = &trace[b * fused::kXYTraceWords];
+    if (t[1]) x_end.push_back((t[1] - t0) * 1e-3);
+    end.push_back((t[2] - t0) * 1e-3);
+    waited.push_back(t[4] * 1e-3);
+    tiles.push_back(double(t[3]));
+  }
+  auto stats = [](std::vector<double> v) {
+    if (v.empty()) return std::string("-");
+    std::sort(v.begin(), v.end());
+    char b[96];
+    std::snprintf(b, sizeof b, "%.0f/%.0f/%.0f", v.front(), v[v.size() / 2], v.back());
+    return std::string(b);
+  };
+  std::printf("  xy lag %d ranges %d: %7.3f ms (%5.1f%% of 1 copy)  grid %d, %zu x blocks; min/median/max us: x end %s, "
+              "end %s, y wait %s, y tiles %s\n",
+              kLag, xa.partitions, ms, 100 * copy_ms / ms, grid, x_end.size(), stats(x_end).c_str(), stats(end).c_str(),
+              stats(waited).c_str(), stats(tiles).c_str());
+  ADI3D_CUDA_CHECK(cudaFree(xa.trace));
+  ADI3D_CUDA_CHECK(cudaFree(xa.sync));
 }
 
 // The variable-alpha y and z passes (C = 17: 512-node lines) with one tile buffer and with
@@ -252,6 +309,12 @@ void run(int n, bool profile, bool steps_only) {
   time_yz<T, 2 * L64, 2>(a, copy_ms, false);
   time_yz<T, 2 * L64, 1, 2>(a, copy_ms, false);
   }
+  if constexpr (sizeof(T) == 4)
+    if (fused::chunk_cap(n) == 17)
+      for (int ranges : {1, 2, 3, 4}) {
+        time_xy<T, 1>(a, copy_ms, ranges);
+        time_xy<T, 2>(a, copy_ms, ranges);
+      }
 
   // The whole step through the class (its own constants), constant alpha, no source.
   Diffusion<T> dif;
@@ -261,8 +324,21 @@ void run(int n, bool profile, bool steps_only) {
   }
   const OperatorView<T> op = make_operator_view(dif, nullptr);
   FusedDouglasStep<T> step;
+  step.set_merge_xy(false);
+  const double apart_ms = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); });
+  std::printf("  step, passes apart %.3f ms = %.2f copies (floor 3.5)\n", apart_ms, apart_ms / copy_ms);
+  step.set_merge_xy(true);
   const double ms = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); });
-  std::printf("  step %.3f ms = %.2f copies (floor 3.5)\n", ms, ms / copy_ms);
+  std::printf("  step %s %.3f ms = %.2f copies (floor %s)\n", step.last_merged_xy() ? "x+y merged" : "(not merged)",
+              ms, ms / copy_ms, step.last_merged_xy() ? "2.5" : "3.5");
+  // With a source (the x role reads f too: 6 arrays from DRAM merged, 8 apart).
+  ADI3D_CUDA_CHECK(cudaMemcpy(d2, h.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  for (bool merge : {false, true}) {
+    step.set_merge_xy(merge);
+    const double sms = median_ms([&] { step.run(op, u, d2, 2 * tau, tau, d, nullptr); });
+    std::printf("  step with source, %s %.3f ms = %.2f copies\n", step.last_merged_xy() ? "x+y merged" : "passes apart",
+                sms, sms / copy_ms);
+  }
 
   // Variable alpha: a random field in [0.5, 1.5] (h), same step.
   T* alpha;

@@ -49,13 +49,18 @@ struct PlaneRing {
     mbarrier_arrive(empty + slot_of(p));
   }
 
-  // The producer lane: planes first..last of a grid array, plane p's first row at
+  // The producer lane: planes begin..last of a grid array, plane p's first row at
   // src + p plane_stride, its rows row_stride apart, row_bytes each (16-byte units,
   // 16-byte aligned); count <= rows rows per plane (the slab's rows inside the grid; the
-  // others keep what the kernel put there).
+  // others keep what the kernel put there). begin is first, or, for a ring that goes on
+  // from the planes of an earlier slab (first set back by as many), the slab's first plane.
   __device__ void produce(const T* src, std::size_t plane_stride, std::size_t row_stride, unsigned row_bytes,
                           int count, int last) const {
-    for (int p = first; p <= last; ++p) {
+    produce(src, plane_stride, row_stride, row_bytes, count, first, last);
+  }
+  __device__ void produce(const T* src, std::size_t plane_stride, std::size_t row_stride, unsigned row_bytes,
+                          int count, int begin, int last) const {
+    for (int p = begin; p <= last; ++p) {
       const int slot = slot_of(p);
       if (p - first >= NS) mbarrier_wait(empty + slot, parity_of(p) ^ 1u);  // plane p - NS released
       mbarrier_arrive_expect_tx(full + slot, count * row_bytes);

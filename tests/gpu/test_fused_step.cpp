@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace adi3d::test {
 namespace {
@@ -149,6 +150,84 @@ TYPED_TEST(FusedStep, MatchesUnfusedStronglyCoupled) {
     // Variable, layered: tau w from about 0.1 to 1e4 on every axis.
     this->expect_matches_unfused(make_case<T>(n, Alpha::layered, this->rng_), T(0.05), T(0.1));
   }
+}
+
+// The x and y passes as one kernel (float, sm_90: d from the x role's streams to the y
+// role's tiles through counters per plane) against the three passes apart: the same
+// arithmetic, so the same bits. Lines of both chunk capacities it takes (9: 163-290
+// nodes, 17: 291-546), planes split into ranges (164x164x5: 3 of one plane, small enough
+// for the sanitizers; 300^3: 3 of 100; 200x172x90: 6, the last shorter; 300x291x9: 3,
+// the last of one plane), one range (420x546x40), with and without
+// a source; and shapes it declines (x and y lines of other capacities; rows that are not
+// whole 16-byte units), which the separate passes take.
+TYPED_TEST(FusedStep, MergedXYMatchesSeparatePasses) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  struct Case {
+    std::array<int, 3> n;
+    bool merges;  // on a device and build that run the bulk x pass, in float
+  };
+  const Case cases[] = {{{164, 164, 5}, true},  {{300, 300, 300}, true}, {{200, 172, 90}, true},
+                        {{300, 291, 9}, true},  {{420, 546, 40}, true},   {{164, 300, 7}, false},
+                        {{202, 200, 9}, false}};
+  const bool can_merge = std::is_same_v<T, float> && bulk_copy_kernels_usable(*this->gpu_);
+  for (const Case& c : cases) {
+    if (too_big_for_quick(c.n)) continue;
+    const Diffusion<T> d = make_diffusion<T>(c.n, bc, false, this->rng_);
+    const OperatorView<T> op = make_operator_view(d, nullptr);
+    const std::size_t points = d.grid.size();
+    const auto u0 = random_field<T>(points, this->rng_);
+    Array<T> f = this->to_gpu(random_field<T>(points, this->rng_));
+    Array<T> merged = this->to_gpu(u0), apart = this->to_gpu(u0);
+    Array<T> scratch = this->gpu_->allocate(points);
+    for (int step = 0; step < 3; ++step) {
+      const T* source = step < 2 ? f.data() : nullptr;
+      CudaPolicy p = cuda_policy(*this->gpu_);
+      p.fused_xy = true;
+      set_cuda_policy(*this->gpu_, p);
+      ASSERT_TRUE(this->gpu_->fused_douglas_step(op, merged.data(), source, T(2e-3), T(1e-3), scratch.data()));
+      EXPECT_EQ(last_fused_xy(*this->gpu_), c.merges && can_merge) << describe(bc, c.n, false);
+      p.fused_xy = false;
+      set_cuda_policy(*this->gpu_, p);
+      ASSERT_TRUE(this->gpu_->fused_douglas_step(op, apart.data(), source, T(2e-3), T(1e-3), scratch.data()));
+      EXPECT_FALSE(last_fused_xy(*this->gpu_));
+    }
+    set_cuda_policy(*this->gpu_, CudaPolicy{});
+    const std::vector<T> got = this->from_gpu(merged);
+    EXPECT_EQ(relative_difference(this->from_gpu(apart), got), 0.0) << describe(bc, c.n, false);
+    EXPECT_GT(relative_difference(u0, got), 0.0) << "the step left u alone: " << describe(bc, c.n, false);
+  }
+}
+
+// The stepper with the merged x and y kernel (not the default) on a grid it takes, against
+// the CPU backend.
+TYPED_TEST(FusedStep, MergedXYStepperMatchesCpu) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  const std::array<int, 3> n{172, 168, 20};
+  if (too_big_for_quick(n)) GTEST_SKIP() << "grid too large for ADI3D_GPU_QUICK";
+  const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+  const SmoothForcing<T> forcing(d.grid, 0);
+  const auto u0 = random_field<T>(d.grid.size(), this->rng_);
+  CudaPolicy p{};
+  p.fused_xy = true;
+  set_cuda_policy(*this->gpu_, p);
+  DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
+  DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
+  Array<T> gu = this->to_gpu(u0), cu = this->to_cpu(u0);
+  gs.initialize(gu.data(), 0.0);
+  cs.initialize(cu.data(), 0.0);
+  const double dt = 2e-3;
+  for (int step = 0; step < 4; ++step) {
+    gs.step(gu.data(), step * dt, dt);
+    cs.step(cu.data(), step * dt, dt);
+  }
+  const bool can_merge = std::is_same_v<T, float> && bulk_copy_kernels_usable(*this->gpu_);
+  EXPECT_EQ(last_fused_xy(*this->gpu_), can_merge);
+  set_cuda_policy(*this->gpu_, CudaPolicy{});
+  EXPECT_LE(relative_difference(this->from_cpu(cu), this->from_gpu(gu)), 20 * tolerance<T>()) << describe(bc, n, false);
 }
 
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
