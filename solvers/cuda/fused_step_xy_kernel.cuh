@@ -260,7 +260,8 @@ __device__ __forceinline__ void xy_y_tiles(const XYArgs<T>& xa, unsigned char* s
 
 // Block 32 (L + 1) threads, two blocks per SM (both roles' shared memory and registers
 // allow it); grid: the resident blocks. Dynamic shared memory: xy_pass_smem_bytes.
-// kLag: the planes by which an x line warp's announcements trail its stores.
+// kLag: the planes by which an x line warp's announcements trail its stores (1 and 2 ran
+// the same: docs/perf/fused_xy_h100.txt).
 template <class T, int C, bool kSource, int kLag = 2>
 __global__ void __launch_bounds__(32 * (kXYLines<T> + 1), 2) xy_pass_kernel(XYArgs<T> a) {
   constexpr int L = kXYLines<T>;

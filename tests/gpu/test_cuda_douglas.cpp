@@ -15,22 +15,10 @@ class CudaDouglas : public CudaTest<T> {
  protected:
   double compare(const BoundarySpec& bc, std::array<int, 3> n, const CudaPolicy& policy) {
     const Diffusion<T> d = make_diffusion<T>(n, bc, true, this->rng_);
-    const SmoothForcing<T> forcing(d.grid, 3);
-    const auto u0 = random_field<T>(d.grid.size(), this->rng_);
-    set_cuda_policy(*this->gpu_, policy);
-    DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
-    DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
-    Array<T> gu = this->to_gpu(u0), cu = this->to_cpu(u0);
-    gs.initialize(gu.data(), 0.0);
-    cs.initialize(cu.data(), 0.0);
-    const double dt = 2e-3;
     Norms gn{}, cn{};
-    for (int step = 0; step < 4; ++step) {
-      gs.step(gu.data(), step * dt, dt, &gn);
-      cs.step(cu.data(), step * dt, dt, &cn);
-    }
+    const double difference = this->stepper_difference(d, SmoothForcing<T>(d.grid, 3), policy, 4, &gn, &cn);
     EXPECT_NEAR(gn.sum_squares, cn.sum_squares, 1e3 * tolerance<T>() * cn.sum_squares);
-    return relative_difference(this->from_cpu(cu), this->from_gpu(gu));
+    return difference;
   }
 };
 TYPED_TEST_SUITE(CudaDouglas, Precisions);

@@ -99,19 +99,7 @@ TYPED_TEST(FusedStep, StepperMatchesCpu) {
   for (const auto& n : kSizes) {
     if (too_big_for_quick(n)) continue;
     const Diffusion<T> d = make_case<T>(n, kind, this->rng_);
-    const SmoothForcing<T> forcing(d.grid, 0);
-    const auto u0 = random_field<T>(d.grid.size(), this->rng_);
-    DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
-    DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
-    Array<T> gu = this->to_gpu(u0), cu = this->to_cpu(u0);
-    gs.initialize(gu.data(), 0.0);
-    cs.initialize(cu.data(), 0.0);
-    const double dt = 2e-3;
-    for (int step = 0; step < 5; ++step) {
-      gs.step(gu.data(), step * dt, dt);
-      cs.step(cu.data(), step * dt, dt);
-    }
-    EXPECT_LE(relative_difference(this->from_cpu(cu), this->from_gpu(gu)), 20 * tolerance<T>())
+    EXPECT_LE(this->stepper_difference(d, SmoothForcing<T>(d.grid, 0), CudaPolicy{}, 5), 20 * tolerance<T>())
         << describe(bc, n, kind != Alpha::constant) << " alpha kind " << static_cast<int>(kind);
   }
 }
@@ -208,26 +196,13 @@ TYPED_TEST(FusedStep, MergedXYStepperMatchesCpu) {
                                        BoundaryKind::dirichlet);
   const std::array<int, 3> n{172, 168, 20};
   if (too_big_for_quick(n)) GTEST_SKIP() << "grid too large for ADI3D_GPU_QUICK";
+  CudaPolicy merged{};
+  merged.fused_xy = true;
   const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
-  const SmoothForcing<T> forcing(d.grid, 0);
-  const auto u0 = random_field<T>(d.grid.size(), this->rng_);
-  CudaPolicy p{};
-  p.fused_xy = true;
-  set_cuda_policy(*this->gpu_, p);
-  DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
-  DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
-  Array<T> gu = this->to_gpu(u0), cu = this->to_cpu(u0);
-  gs.initialize(gu.data(), 0.0);
-  cs.initialize(cu.data(), 0.0);
-  const double dt = 2e-3;
-  for (int step = 0; step < 4; ++step) {
-    gs.step(gu.data(), step * dt, dt);
-    cs.step(cu.data(), step * dt, dt);
-  }
+  const double difference = this->stepper_difference(d, SmoothForcing<T>(d.grid, 0), merged, 4);
   const bool can_merge = std::is_same_v<T, float> && bulk_copy_kernels_usable(*this->gpu_);
   EXPECT_EQ(last_fused_xy(*this->gpu_), can_merge);
-  set_cuda_policy(*this->gpu_, CudaPolicy{});
-  EXPECT_LE(relative_difference(this->from_cpu(cu), this->from_gpu(gu)), 20 * tolerance<T>()) << describe(bc, n, false);
+  EXPECT_LE(difference, 20 * tolerance<T>()) << describe(bc, n, false);
 }
 
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
