@@ -1,20 +1,21 @@
 #pragma once
 // The x and y passes of the fused Douglas step (fused_step.cu) in one persistent kernel,
-// so that the stage array d goes from the x pass to the y pass through L2 instead of
-// DRAM: the step moves 5 arrays per point from DRAM instead of 7 (this kernel: u in, d
-// out; the z pass: d in, u in, u out). Internal to the CUDA backend.
+// so that the stage array d can go from the x pass to the y pass through L2 instead of
+// DRAM: the step then needs 5 arrays per point from DRAM instead of 7 (this kernel: u
+// in, d out; the z pass: d in, u in, u out). Internal to the CUDA backend; not the
+// default (CudaPolicy::fused_xy says why, docs/perf/fused_xy_h100.txt has the traces).
 //
 // Each block takes one of two roles. The first blocks to start, one per x stream, take x
 // streams: a stream is the bulk x pass (fused_step_kernels.cuh) over one tile of L x lines
 // and a range of kseg planes, and its line warps announce each plane once their stores to
 // it are complete (a release add on the plane's counter). Every other block, and an x
-// block once no stream is left, takes y tiles (32 lines of one plane, solved as in the y pass),
-// in the order in which the streams finish their planes; thread 0 waits (acquire) until
-// every x line of the tile's plane has been announced. Streams and tiles are claimed
-// from counters in that order, and x work never waits for y work, so the kernel finishes
-// with any number of resident blocks. Between the x front and the y front lie a few
-// planes per range of planes: they stay in L2, and the y pass reads them from there and
-// writes its result over them, so d reaches DRAM once per step instead of three times.
+// block once no stream is left, takes y tiles (32 lines of one plane, solved as in the y
+// pass) in the order in which the streams finish their planes; a claiming lane waits
+// (acquire) until every x line of the tile's plane has been announced. Streams and tiles
+// are claimed from counters in that order, and x work never waits for y work, so the
+// kernel finishes with any number of resident blocks. The planes between the x front and
+// the y front stay in L2 while they are few (then the y pass reads them from there and
+// writes its result over them, and d reaches DRAM once per step instead of three times).
 #include "solvers/cuda/async_copy.cuh"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
@@ -41,7 +42,7 @@ struct XYArgs {
   unsigned* sync;     // xy_sync_words(nz) words, zero at launch
   // Null, or kXYTraceWords per block (adi3d_fused_tune): %globaltimer at the block's
   // start, at the end of its x role (0 if it had none) and at its end; y tiles solved; ns
-  // its thread 0 spent waiting for planes.
+  // its claiming lanes spent waiting for planes.
   unsigned long long* trace;
 };
 constexpr int kXYTraceWords = 5;
@@ -77,16 +78,11 @@ __device__ __forceinline__ unsigned long long wait_for(const unsigned* counter, 
   }
 }
 
-// Thread 0 takes the counter's next value (and does what `then` does with it, alone);
-// every thread gets it after a block barrier. Two slots, by round, so that thread 0's
-// next claim cannot overwrite a value that a slow thread has yet to read.
-template <class F>
-__device__ __forceinline__ int claim_next(unsigned* counter, int* slots, int round, F&& then) {
-  if (threadIdx.x == 0) {
-    const int value = static_cast<int>(atomicAdd(counter, 1u));
-    then(value);
-    slots[round & 1] = value;
-  }
+// Thread 0 takes the counter's next value; every thread gets it after a block barrier.
+// Two slots, by round, so that thread 0's next claim cannot overwrite a value that a slow
+// thread has yet to read.
+__device__ __forceinline__ int claim_next(unsigned* counter, int* slots, int round) {
+  if (threadIdx.x == 0) slots[round & 1] = static_cast<int>(atomicAdd(counter, 1u));
   __syncthreads();
   return slots[round & 1];
 }
@@ -110,7 +106,7 @@ __device__ __forceinline__ int xy_x_streams(const XYArgs<T>& xa, unsigned char* 
   int streamed = 0;  // planes through the ring so far
   int round = 0;
   for (;; ++round) {
-    const int stream = claim_next(xa.sync, slots, round, [](int) {});
+    const int stream = claim_next(xa.sync, slots, round);
     if (stream >= streams) break;
     const int j0 = 1 + (stream % tiles_j) * L;
     const int kb = 1 + (stream / tiles_j) * a.kseg;
