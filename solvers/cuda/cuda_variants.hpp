@@ -75,7 +75,9 @@ struct CudaPolicy {
   // instead of 7. Off: slower than the passes apart, whose kernels are bound by latency
   // per block rather than by DRAM, and which the one kernel's shared memory (two blocks
   // per SM for both roles) holds to fewer blocks: x + y 0.94 ms at best against 0.41 +
-  // 0.42, step 1.61 against 1.49 ms (512^3 float, H100, adi3d_fused_tune, 2026-11-23).
+  // 0.42, step 1.61 against 1.49 ms (512^3 float, H100, adi3d_fused_tune, 2026-11-23);
+  // and d still went through DRAM (ncu: 4 arrays' worth), the x streams drifting apart
+  // further than L2 holds (docs/perf/fused_xy_h100_ncu.txt).
   bool fused_xy = false;
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
   // them) and stream only the right-hand sides. Same arithmetic as the general path.

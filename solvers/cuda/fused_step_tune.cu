@@ -126,7 +126,7 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
 // traced run: when the x role's blocks end, when the y role's blocks end and how long
 // they waited for planes (microseconds from the first block's start).
 template <class T, int kLag = 2>
-void time_xy(fused::PassArgs<T> a, double copy_ms, int ranges) {
+void time_xy(fused::PassArgs<T> a, double copy_ms, int ranges, bool profile = false) {
   constexpr int C = 17;
   constexpr int L = fused::kXYLines<T>;
   auto kernel = fused::xy_pass_kernel<T, C, false, kLag>;
@@ -146,6 +146,12 @@ void time_xy(fused::PassArgs<T> a, double copy_ms, int ranges) {
     ADI3D_CUDA_CHECK(cudaMemsetAsync(xa.sync, 0, words * sizeof(unsigned)));
     kernel<<<grid, threads, smem>>>(xa);
   };
+  if (profile) {
+    launch();
+    ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
+    ADI3D_CUDA_CHECK(cudaFree(xa.sync));
+    return;
+  }
   const double ms = median_ms(launch);
   std::vector<unsigned long long> trace(static_cast<std::size_t>(grid) * fused::kXYTraceWords);
   ADI3D_CUDA_CHECK(cudaMalloc(&xa.trace, trace.size() * sizeof(unsigned long long)));
@@ -291,6 +297,9 @@ void run(int n, bool profile, bool steps_only) {
     time_yz<T, 2 * L64, 1>(a, copy_ms, true);
     time_yz<T, 2 * L64, 2>(a, copy_ms, true);
     time_yz<T, 2 * L64, 1, 2>(a, copy_ms, true);
+    if constexpr (sizeof(T) == 4)
+      if (fused::chunk_cap(n) == 17)
+        for (int ranges : {2, 3}) time_xy<T>(a, copy_ms, ranges, true);
     return;
   }
   if (!steps_only) {
@@ -366,7 +375,7 @@ void run(int n, bool profile, bool steps_only) {
 
 int main(int argc, char** argv) {
   // adi3d_fused_tune [--profile] [n ...]: --profile runs each default pass once (float),
-  // for ncu.
+  // and the merged x and y kernel with 2 and 3 ranges of planes, for ncu.
   std::vector<int> sizes;
   bool profile = false, steps_only = false;
   for (int i = 1; i < argc; ++i) {

@@ -15,7 +15,9 @@
 // are claimed from counters in that order, and x work never waits for y work, so the
 // kernel finishes with any number of resident blocks. The planes between the x front and
 // the y front stay in L2 while they are few (then the y pass reads them from there and
-// writes its result over them, and d reaches DRAM once per step instead of three times).
+// writes its result over them, and d reaches DRAM once per step instead of three times);
+// nothing holds the x streams back yet, and measured they drift apart further than that
+// (ncu: d read and written from DRAM as with the passes apart).
 #include "solvers/cuda/async_copy.cuh"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
