@@ -403,16 +403,17 @@ void FusedDouglasStep<T>::plan_xy(int optin, int sms) {
   constexpr int L = fused::kXYLines<T>;
   const std::size_t smem =
       fused::with_chunk_cap(p.cap[0], [&](auto C) { return fused::xy_pass_smem_bytes<T, C.value>(p.n[0], p.n[1]); });
-  const int tiles_j = (p.n[1] - 2 + L - 1) / L, planes = p.n[2] - 2;
+  const int tiles_j = fused::xy_x_tiles<T>(p.n[1]), planes = p.n[2] - 2;
   const int x_blocks = 3 * sms / 2;
   if (smem > static_cast<std::size_t>(optin) || tiles_j > x_blocks || planes < 1) return;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
   ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
   if (per_sm < 2) return;
-  const int ranges = std::max(1, std::min(planes, (x_blocks + tiles_j / 2) / tiles_j));
-  p.xy_kseg = (planes + ranges - 1) / ranges;
-  p.xy_partitions = (planes + p.xy_kseg - 1) / p.xy_kseg;  // every range non-empty
+  const fused::XYRanges ranges =
+      fused::xy_ranges(planes, std::max(1, std::min(planes, (x_blocks + tiles_j / 2) / tiles_j)));
+  p.xy_kseg = ranges.kseg;
+  p.xy_partitions = ranges.count;
   p.xy_grid = per_sm * sms;
   p.xy_smem = smem;
   p.xy = true;

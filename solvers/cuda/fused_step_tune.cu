@@ -136,8 +136,9 @@ void time_xy(fused::PassArgs<T> a, double copy_ms, int ranges, bool profile = fa
   const int planes = a.n[2] - 2;
   fused::XYArgs<T> xa{};
   xa.x = a;
-  xa.x.kseg = (planes + ranges - 1) / ranges;
-  xa.partitions = (planes + xa.x.kseg - 1) / xa.x.kseg;
+  const fused::XYRanges split = fused::xy_ranges(planes, ranges);
+  xa.x.kseg = split.kseg;
+  xa.partitions = split.count;
   xa.y_factors = a.chunk_factors;
   xa.y_s = a.s;
   const std::size_t words = fused::xy_sync_words(a.n[2]);

@@ -55,6 +55,21 @@ template <class T>
 constexpr int kXYLines = sizeof(T) == 8 ? 4 : 8;
 constexpr int kXYSlots = 4;
 
+// x tiles along y (each the L lines of one x stream per range of planes).
+template <class T>
+__host__ __device__ constexpr int xy_x_tiles(int ny) {
+  return (ny - 2 + kXYLines<T> - 1) / kXYLines<T>;
+}
+
+// planes split into about `ranges` ranges of kseg planes, each non-empty.
+struct XYRanges {
+  int kseg, count;
+};
+inline XYRanges xy_ranges(int planes, int ranges) {
+  const int kseg = (planes + ranges - 1) / ranges;
+  return {kseg, (planes + kseg - 1) / kseg};
+}
+
 template <class T, int C>
 std::size_t xy_pass_smem_bytes(int nx, int ny) {
   return std::max(x_pass_bulk_smem_bytes<T, kXYLines<T>, kXYSlots, C>(nx),
@@ -81,23 +96,23 @@ __device__ __forceinline__ unsigned long long wait_for(const unsigned* counter, 
 }
 
 // Thread 0 takes the counter's next value; every thread gets it after a block barrier.
-// Two slots, by round, so that thread 0's next claim cannot overwrite a value that a slow
-// thread has yet to read.
-__device__ __forceinline__ int claim_next(unsigned* counter, int* slots, int round) {
-  if (threadIdx.x == 0) slots[round & 1] = static_cast<int>(atomicAdd(counter, 1u));
+// Two places in claims, by round, so that thread 0's next claim cannot overwrite a value
+// that a slow thread has yet to read.
+__device__ __forceinline__ int claim_next(unsigned* counter, int* claims, int round) {
+  if (threadIdx.x == 0) claims[round & 1] = static_cast<int>(atomicAdd(counter, 1u));
   __syncthreads();
-  return slots[round & 1];
+  return claims[round & 1];
 }
 
 // The x role: streams claimed one after another, all through one ring of plane slots
 // (its sequence goes on from stream to stream). Returns the next claim round.
 template <class T, int L, int NS, int C, bool kSource, int kLag>
-__device__ __forceinline__ int xy_x_streams(const XYArgs<T>& xa, unsigned char* smem, int* slots) {
+__device__ __forceinline__ int xy_x_streams(const XYArgs<T>& xa, unsigned char* smem, int* claims) {
   const PassArgs<T>& a = xa.x;
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = x_row_stride<T, C>(nx);
-  const int tiles_j = (ny - 2 + L - 1) / L;
+  const int tiles_j = xy_x_tiles<T>(ny);
   const int streams = tiles_j * xa.partitions;
   T* stages;
   PlaneRing<T, NS> ring = x_bulk_setup<T, L, NS>(smem, stride, 0, stages);
@@ -108,7 +123,7 @@ __device__ __forceinline__ int xy_x_streams(const XYArgs<T>& xa, unsigned char* 
   int streamed = 0;  // planes through the ring so far
   int round = 0;
   for (;; ++round) {
-    const int stream = claim_next(xa.sync, slots, round);
+    const int stream = claim_next(xa.sync, claims, round);
     if (stream >= streams) break;
     const int j0 = 1 + (stream % tiles_j) * L;
     const int kb = 1 + (stream / tiles_j) * a.kseg;
@@ -158,7 +173,7 @@ __device__ __forceinline__ int xy_x_streams(const XYArgs<T>& xa, unsigned char* 
 // same places, copies the next tile's (a thread's stores read exactly what its copies
 // wrote, so no barrier lies between them, and the next tile's loads overlap the stores).
 template <class T, int L, int C, int W>
-__device__ __forceinline__ void xy_y_tiles(const XYArgs<T>& xa, unsigned char* smem, int* slots, int round,
+__device__ __forceinline__ void xy_y_tiles(const XYArgs<T>& xa, unsigned char* smem, int* claims, int round,
                                            unsigned long long* waited, int& solved) {
   constexpr int LY = kYZLines<T>;
   constexpr int kThreads = 32 * W;
@@ -179,7 +194,7 @@ __device__ __forceinline__ void xy_y_tiles(const XYArgs<T>& xa, unsigned char* s
   for (int e = R * P + tid; e < tile_elems; e += kThreads) tile[e] = T(0);
 
   const int tiles_i = (nx + LY - 1) / LY;
-  const unsigned lines_per_plane = static_cast<unsigned>((ny - 2 + L - 1) / L * L);  // announcements
+  const unsigned lines_per_plane = static_cast<unsigned>(xy_x_tiles<T>(ny) * L);  // announcements
   const int total = tiles_i * xa.partitions * a.kseg;
   const unsigned* done = xa.sync + kXYPlanesDone;
   // Tile t: column tile t % tiles_i of the plane that the streams finish (t / tiles_i)-th:
@@ -227,9 +242,9 @@ __device__ __forceinline__ void xy_y_tiles(const XYArgs<T>& xa, unsigned char* s
   };
 
   // The first tile: thread 0 claims it, as the claiming lane does the later ones.
-  if (tid == 0) slots[round & 1] = claim();
+  if (tid == 0) claims[round & 1] = claim();
   __syncthreads();
-  int t = slots[round & 1];
+  int t = claims[round & 1];
   bool ok;
   std::size_t p0 = locate(t, ok);
   store_and_copy(0, false, p0, ok);
@@ -242,10 +257,10 @@ __device__ __forceinline__ void xy_y_tiles(const XYArgs<T>& xa, unsigned char* s
 #pragma unroll 1
       for (int s = 0; s < LPW; ++s) solve_tile_line<T, C, P>(tile + lane * C * P + warp * LPW + s, fac, xa.y_s, lim);
     } else if (lane == 0) {
-      slots[round & 1] = claim();
+      claims[round & 1] = claim();
     }
     __syncthreads();  // tile t solved; the next claim is out
-    const int next = slots[round & 1];
+    const int next = claims[round & 1];
     bool next_ok;
     const std::size_t next_p0 = locate(next, next_ok);
     store_and_copy(p0, ok, next_p0, next_ok);
@@ -264,21 +279,21 @@ template <class T, int C, bool kSource, int kLag = 2>
 __global__ void __launch_bounds__(32 * (kXYLines<T> + 1), 2) xy_pass_kernel(XYArgs<T> a) {
   constexpr int L = kXYLines<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  __shared__ int slots[2];
+  __shared__ int claims[2];
   __shared__ int x_role;
   __shared__ unsigned long long waited;  // by the claiming threads, one after another
   const unsigned long long start = a.trace ? global_ns() : 0;
-  const unsigned streams = static_cast<unsigned>((a.x.n[1] - 2 + L - 1) / L * a.partitions);
+  const unsigned streams = static_cast<unsigned>(xy_x_tiles<T>(a.x.n[1]) * a.partitions);
   if (threadIdx.x == 0) {
     x_role = atomicAdd(a.sync + 2, 1u) < streams;
     waited = 0;
   }
   __syncthreads();
   int round = 0;
-  if (x_role) round = xy_x_streams<T, L, kXYSlots, C, kSource, kLag>(a, smem_raw, slots);
+  if (x_role) round = xy_x_streams<T, L, kXYSlots, C, kSource, kLag>(a, smem_raw, claims);
   const unsigned long long x_end = a.trace && x_role ? global_ns() : 0;
   int solved = 0;
-  xy_y_tiles<T, L, C, L + 1>(a, smem_raw, slots, round, &waited, solved);
+  xy_y_tiles<T, L, C, L + 1>(a, smem_raw, claims, round, &waited, solved);
   if (a.trace && threadIdx.x == 0) {
     unsigned long long* t = a.trace + static_cast<std::size_t>(blockIdx.x) * kXYTraceWords;
     t[0] = start;
