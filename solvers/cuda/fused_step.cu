@@ -235,14 +235,21 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 // 2026-11-23; output bitwise the same): float 0.599 against 0.529 ms, double 0.973
 // against 1.023 ms for the pass but 3.055 ms for the whole step either way.
 // Lines per block of the bulk x pass, same run: float 8 (0.411 ms) against 4 (0.428);
-// double 4 (0.792 ms, one block of 5 warps per SM) against 8 (0.809).
+// double 4 (0.792 ms, one block of 5 warps per SM) against 8 (0.809). Float lines of
+// kXWideFrom nodes or more take kXWideLines (one block of 17 warps per SM) where that
+// block fits, as the planes stencil does (stencil_kernels.cu): the 512^3 float step ran
+// 1.452 / 1.454 ms with them against 1.468 / 1.488 with 8 (adi3d bench gpu, H100, two
+// runs each, 2026-11-23), at 384^3 0.679 / 0.675 against 0.676 / 0.668.
 constexpr int kXLines = 8;
 template <class T>
 constexpr int kXBulkLines = sizeof(T) == 8 ? 4 : 8;
-template <class T>
-int x_lines(bool bulk) {
-  return bulk ? kXBulkLines<T> : kXLines;
-}
+constexpr int kXWideLines = 16;
+constexpr int kXWideFrom = 512;
+// Built for the lines that take it: 512-546 floats (C = 17; longer lines leave no room).
+template <class T, int C>
+constexpr bool kXWideBuilt = sizeof(T) == 4 && C == 17;
+// bulk_lines: lines per block of the bulk x pass, 0 for the cp.async x pass.
+inline int x_lines(int bulk_lines) { return bulk_lines ? bulk_lines : kXLines; }
 constexpr int kXSlots = 4;
 
 template <class T>
@@ -254,11 +261,18 @@ using PassKernel = void (*)(fused::PassArgs<T>);
 template <class T, int C>
 constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
 
-// bulk: the x pass of bulk copies (x_pass_bulk_kernel), where plan_x_bulk allows it.
+// bulk_lines: the x pass of bulk copies (x_pass_bulk_kernel) with that many lines per
+// block, as plan_x_bulk chose; 0: the cp.async x pass.
 // tiles: the y pass's tile buffers (yz_tile_buffers).
 template <class T, int C>
-PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false, int tiles = 1) {
-  if (axis == 0 && bulk)
+PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1) {
+  if (axis == 0 && bulk_lines == kXWideLines) {
+    if constexpr (kXWideBuilt<T, C>)
+      return source ? fused::x_pass_bulk_kernel<T, kXWideLines, kXSlots, C, true>
+                    : fused::x_pass_bulk_kernel<T, kXWideLines, kXSlots, C, false>;
+    return nullptr;
+  }
+  if (axis == 0 && bulk_lines)
     return source ? fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, true>
                   : fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, false>;
   if (axis == 0)
@@ -271,9 +285,10 @@ PassKernel<T> chunked_kernel(int axis, bool source, bool bulk = false, int tiles
 }
 
 template <class T, int C>
-std::size_t chunked_smem_bytes(int axis, int n, bool bulk = false, int tiles = 1) {
+std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1) {
   constexpr int L = fused::kYZLines<T>;
-  if (axis == 0 && bulk) return fused::x_pass_bulk_smem_bytes<T, kXBulkLines<T>, kXSlots, C>(n);
+  if (axis == 0 && bulk_lines == kXWideLines) return fused::x_pass_bulk_smem_bytes<T, kXWideLines, kXSlots, C>(n);
+  if (axis == 0 && bulk_lines) return fused::x_pass_bulk_smem_bytes<T, kXBulkLines<T>, kXSlots, C>(n);
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }
@@ -299,14 +314,20 @@ int pass_kind(int axis, int n, int optin) {
 
 // The x pass by bulk copies: rows of nx values a whole number of 16-byte units, the plane
 // slots and staging rows within shared memory, and a device and build that run it.
+// Returns its lines per block (kXWideLines or kXBulkLines), or 0 where it does not run.
 template <class T>
-bool plan_x_bulk(int nx, int device, int optin, bool source) {
+int plan_x_bulk(int nx, int device, int optin, bool source) {
   const int cap = fused::chunk_cap(nx);
-  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || cap == 0) return false;
-  return fused::with_chunk_cap(cap, [&](auto C) {
-    return chunked_smem_bytes<T, C.value>(0, nx, true) <= static_cast<std::size_t>(optin) &&
-           bulk_copies_usable(reinterpret_cast<const void*>(chunked_kernel<T, C.value>(0, source, true)), device);
-  });
+  if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || cap == 0) return 0;
+  auto runs = [&](int lines) {
+    return fused::with_chunk_cap(cap, [&](auto C) {
+      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines);
+      return kernel && chunked_smem_bytes<T, C.value>(0, nx, lines) <= static_cast<std::size_t>(optin) &&
+             bulk_copies_usable(reinterpret_cast<const void*>(kernel), device);
+    });
+  };
+  if (sizeof(T) == 4 && nx >= kXWideFrom && runs(kXWideLines)) return kXWideLines;
+  return runs(kXBulkLines<T>) ? kXBulkLines<T> : 0;
 }
 
 template <class T>
@@ -356,15 +377,15 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
     p.cap[axis] = fused::chunk_cap(na);
     p.grid[axis][1] = 1;
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
-    const bool bulk = axis == 0 && aligned && plan_x_bulk<T>(na, device, optin, source);
-    if (axis == 0) p.x_bulk = bulk;
+    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(na, device, optin, source) : 0;
+    if (axis == 0) p.x_bulk_lines = bulk;
     const int tiles = p.tiles[axis] =
         fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
     const PassKernel<T> kernel = fused::with_chunk_cap(
         p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk, tiles); });
     p.smem[axis] = fused::with_chunk_cap(
         p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles); });
-    p.threads[axis] = axis == 0 ? 32 * (x_lines<T>(bulk) + (bulk ? 1 : 0)) : 256;
+    p.threads[axis] = axis == 0 ? 32 * (x_lines(bulk) + (bulk ? 1 : 0)) : 256;
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(p.smem[axis])));
     int per_sm = 0;
@@ -374,7 +395,7 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
     if (axis == 0) {
       // One wave: split the planes among blocks of the same j tile as far as the resident
       // blocks allow (a block loads two planes beyond its range).
-      const int tiles = (n[1] - 2 + x_lines<T>(bulk) - 1) / x_lines<T>(bulk);
+      const int tiles = (n[1] - 2 + x_lines(bulk) - 1) / x_lines(bulk);
       const int planes = n[2] - 2;
       const int split = std::max(1, std::min(planes, resident / tiles));
       p.kseg = (planes + split - 1) / split;
@@ -398,7 +419,7 @@ void FusedDouglasStep<T>::plan_xy(int optin, int sms) {
   Plan& p = plan_;
   p.xy = false;
   const XYKernel<T> kernel =
-      p.merge_xy && p.x_bulk && p.kind[1] == 1 && p.cap[0] == p.cap[1] ? xy_kernel<T>(p.cap[0], p.source) : nullptr;
+      p.merge_xy && p.x_bulk_lines && p.kind[1] == 1 && p.cap[0] == p.cap[1] ? xy_kernel<T>(p.cap[0], p.source) : nullptr;
   if (!kernel || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), p.device)) return;
   constexpr int L = fused::kXYLines<T>;
   const std::size_t smem =
@@ -515,7 +536,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       continue;
     }
     const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
-      return chunked_kernel<T, C.value>(axis, source, axis == 0 && plan_.x_bulk, plan_.tiles[axis]);
+      return chunked_kernel<T, C.value>(axis, source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis]);
     });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

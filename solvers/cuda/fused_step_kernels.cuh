@@ -268,10 +268,11 @@ std::size_t x_pass_bulk_smem_bytes(int nx) {
   return (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
-// Float lines of up to 546 nodes: two blocks per SM by shared memory; registers to match.
-template <class T, int C>
+// Float lines of up to 546 nodes in blocks of up to 8 lines: two blocks per SM by shared
+// memory; registers to match.
+template <class T, int C, int L>
 constexpr int x_bulk_min_blocks() {
-  return sizeof(T) == 4 && C <= 17 ? 2 : 1;
+  return sizeof(T) == 4 && C <= 17 && L <= 8 ? 2 : 1;
 }
 
 // The bulk x pass's shared memory (x_pass_bulk_smem_bytes at smem): NS plane slots of
@@ -344,7 +345,7 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
 }
 
 template <class T, int L, int NS, int C, bool kSource>
-__global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C>()) x_pass_bulk_kernel(PassArgs<T> a) {
+__global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_pass_bulk_kernel(PassArgs<T> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];

@@ -307,6 +307,7 @@ void run(int n, bool profile, bool steps_only) {
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
   ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
   time_x<T, 8, 4, true>(a, copy_ms, "L8 NS4 bulk", d2);
+  time_x<T, 16, 4, true>(a, copy_ms, "L16 NS4 bulk", d2);
   time_x<T, 4, 4, true>(a, copy_ms, "L4 NS4 bulk", d2);
   time_x<T, 4, 4>(a, copy_ms, "L4 NS4", d2);
   time_x<T, 16, 4>(a, copy_ms, "L16 NS4", d2);
@@ -318,6 +319,8 @@ void run(int n, bool profile, bool steps_only) {
   time_yz<T, L64, 2>(a, copy_ms, false);
   time_yz<T, 2 * L64, 2>(a, copy_ms, false);
   time_yz<T, 2 * L64, 1, 2>(a, copy_ms, false);
+  time_yz<T, 4 * L64, 1>(a, copy_ms, false);
+  time_yz<T, 4 * L64, 2>(a, copy_ms, false);
   }
   if constexpr (sizeof(T) == 4)
     if (fused::chunk_cap(n) == 17)

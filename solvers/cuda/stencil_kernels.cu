@@ -70,55 +70,53 @@ __global__ void __launch_bounds__(TX* TY)
 }
 
 // The boundary shell: every node with an index on the first or last node of its axis,
-// each once, node e of `shell_size` nodes: the y faces whole, the z faces without the y
-// edges, then the x faces without the y and z edges (their rows interior in y and z, which
-// the planes variant writes itself: x_rows false leaves them out). Rows along x are
-// consecutive in e, except on the x faces.
-__host__ __device__ inline std::size_t shell_size(const int n[3], bool x_rows = true) {
-  const std::size_t my = n[1] > 2 ? n[1] - 2 : 0, mz = n[2] > 2 ? n[2] - 2 : 0;
-  const std::size_t faces[3] = {n[0] > 1 ? 2u : 1u, n[1] > 1 ? 2u : 1u, n[2] > 1 ? 2u : 1u};
-  return faces[1] * n[0] * n[2] + faces[2] * n[0] * my + (x_rows ? faces[0] * my * mz : 0);
+// each once, as runs of nodes: run e of `shell_runs` is a row along x of a y face (whole),
+// then of a z face (without the y edges), then a column along y of an x face (without the
+// y and z edges). A block takes a run: its position costs a division per run, not per
+// node (a node's position by 64-bit divisions cost the shuffle stencil about 6 us more at
+// 512^3 float, 0.537 against 0.531 ms).
+__host__ __device__ inline int shell_runs(const int n[3]) {
+  const int my = n[1] > 2 ? n[1] - 2 : 0, mz = n[2] > 2 ? n[2] - 2 : 0;
+  const int faces[3] = {n[0] > 1 ? 2 : 1, n[1] > 1 ? 2 : 1, n[2] > 1 ? 2 : 1};
+  return faces[1] * n[2] + faces[2] * my + faces[0] * mz;
 }
 
-__device__ inline void shell_node(const int n[3], std::size_t e, int& i, int& j, int& k) {
-  const std::size_t my = n[1] > 2 ? n[1] - 2 : 0, mz = n[2] > 2 ? n[2] - 2 : 0;
-  const std::size_t y_face = static_cast<std::size_t>(n[0]) * n[2];
-  const std::size_t y_count = (n[1] > 1 ? 2 : 1) * y_face;
-  if (e < y_count) {
-    const std::size_t rem = e % y_face;
-    j = e < y_face ? 0 : n[1] - 1;
-    i = static_cast<int>(rem % n[0]);
-    k = static_cast<int>(rem / n[0]);
-    return;
+// Run e's first node; returns the axis it runs along (0: n[0] nodes, 1: n[1] - 2 nodes).
+__device__ inline int shell_run(const int n[3], int e, int& i, int& j, int& k) {
+  const int my = n[1] > 2 ? n[1] - 2 : 0, mz = n[2] > 2 ? n[2] - 2 : 0;
+  const int y_runs = (n[1] > 1 ? 2 : 1) * n[2];
+  i = 0;
+  if (e < y_runs) {
+    j = e < n[2] ? 0 : n[1] - 1;
+    k = e % n[2];
+    return 0;
   }
-  e -= y_count;
-  const std::size_t z_face = n[0] * my;
-  const std::size_t z_count = (n[2] > 1 ? 2 : 1) * z_face;
-  if (e < z_count) {
-    const std::size_t rem = e % z_face;
-    k = e < z_face ? 0 : n[2] - 1;
-    i = static_cast<int>(rem % n[0]);
-    j = 1 + static_cast<int>(rem / n[0]);
-    return;
+  e -= y_runs;
+  const int z_runs = (n[2] > 1 ? 2 : 1) * my;
+  if (e < z_runs) {
+    k = e < my ? 0 : n[2] - 1;
+    j = 1 + e % my;
+    return 0;
   }
-  e -= z_count;
-  const std::size_t x_face = my * mz;
-  const std::size_t rem = e % x_face;
-  i = e < x_face ? 0 : n[0] - 1;
-  j = 1 + static_cast<int>(rem % my);
-  k = 1 + static_cast<int>(rem / my);
+  e -= z_runs;
+  i = e < mz ? 0 : n[0] - 1;
+  j = 1;
+  k = 1 + e % mz;
+  return 1;
 }
 
+constexpr int kShellThreads = 128;
 template <class T, bool kConstAlpha>
-__global__ void __launch_bounds__(TX* TY)
+__global__ void __launch_bounds__(kShellThreads)
     shell_kernel(OperatorView<T> op, const T* __restrict__ u, const T* __restrict__ f, FacePtrs<T> g,
-                 T scale, T* __restrict__ r, std::size_t count) {
+                 T scale, T* __restrict__ r, int runs) {
   if (kConstAlpha) op.alpha_field = nullptr;
-  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
-       e += std::size_t(gridDim.x) * blockDim.x) {
+  for (int e = blockIdx.x; e < runs; e += gridDim.x) {
     int i = 0, j = 0, k = 0;
-    shell_node(op.n, e, i, j, k);
-    general_node(op, u, f, g, scale, r, i, j, k);
+    const int axis = shell_run(op.n, e, i, j, k);
+    const int count = axis == 0 ? op.n[0] : op.n[1] - 2;
+    for (int t = threadIdx.x; t < count; t += kShellThreads)
+      general_node(op, u, f, g, scale, r, axis == 0 ? t : i, axis == 0 ? j : j + t, k);
   }
 }
 
@@ -267,20 +265,35 @@ __global__ void __launch_bounds__(TX* TY, 1)
 // the slab's planes of u (rows j0-1..j0+L) through a PlaneRing and line warp w forms r on
 // row j0+w of plane k, lanes on consecutive nodes, in the order of apply_operator, into a
 // staging row that one bulk store writes whole, with the row's two x-face nodes by the
-// general rule (the shell kernel leaves them out); f of the next plane is prefetched into
-// L2. Every value of u comes from DRAM once and from L2 about (L+2)/L times, and neither
-// copy costs the line warps an instruction per value.
+// general rule; f of the next plane is prefetched into L2. Every value of u comes from
+// DRAM once and from L2 about (L+2)/L times, and neither copy costs the line warps an
+// instruction per value. The kernel writes the rest of the shell too, by the general rule
+// from global u (in L2 after the ring's copies): the blocks of the first and last tile the
+// rows j = 0 and ny-1 of their planes, a line warp at a time, and the blocks whose range
+// of planes starts or ends the grid the rows of their tile in plane 0 or nz-1, so that no
+// shell kernel follows (it cost about 5 us of 0.43 ms at 512^3 float).
 // Block 32 (L + 1) threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)).
-constexpr int kPlanesLines = 8;  // line warps per block: two blocks per SM at 512 floats
+//
+// Line warps per block: 16 (one block of 17 warps per SM) for rows of kPlanesWideFrom
+// values or more where the block fits in shared memory, else 8 (two blocks per SM up to
+// about 580 floats). Float on an H100 (adi3d bench gpu, median of 20, 2026-11-23, two
+// runs each; docs/perf/planes_lines_h100.txt), % of copy with 8 / 16 lines: n = 256 80 /
+// 73, 320 87 / 81, 384 89 / 84, 448 92 / 88, 512 86 / 93, 576 83 / 91, 640 56 / 89 (8
+// lines: one block per SM there). At 512 also tried: 16 lines with 5 slots 84.5%, 12
+// with 5 or 6 slots 85 / 84, 8 lines with 5, 6 or 8 slots 83.5-84% (one block per SM),
+// and stores straight from the lanes instead of a staging row and a bulk store, which
+// frees room for slots: 76-78% (8 lines, 4 or 5 slots), 84% (8 lines, 6 slots).
+constexpr int kPlanesLines = 8;
+constexpr int kPlanesWideLines = 16;
+constexpr int kPlanesWideFrom = 512;
 constexpr int kPlanesSlots = 4;
 template <class T>
 int planes_row_stride(int nx) {
   constexpr int V = 16 / sizeof(T);
   return (nx + V - 1) / V * V;
 }
-template <class T>
+template <class T, int L, int NS>
 std::size_t planes_smem_bytes(int nx) {
-  constexpr int L = kPlanesLines, NS = kPlanesSlots;
   return static_cast<std::size_t>(NS * (L + 2) + L) * planes_row_stride<T>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
@@ -315,6 +328,18 @@ __global__ void __launch_bounds__(32 * (L + 1))
   const bool line = j <= ny - 2;
   T* stage = stages + warp * stride;
   const RowWeights<T> wx = w.w[0], wy = w.w[1], wz = w.w[2];
+  const bool first_tile = j0 == 1, last_tile = j0 + L >= ny - 1;
+  auto general_row = [&](int jr, int k) {
+    for (int i = lane; i < nx; i += 32) general_node(op, u, f, g, scale, r, i, jr, k);
+  };
+  // The z-face rows of this tile in plane kz, with the corners where the tile is the first or
+  // last (warps 0 and L-1: a last tile's warp L-1 is past the grid or on row ny-2).
+  auto z_face_rows = [&](int kz) {
+    if (line) general_row(j, kz);
+    if (first_tile && warp == 0) general_row(0, kz);
+    if (last_tile && warp == L - 1) general_row(ny - 1, kz);
+  };
+  if (kb == 1) z_face_rows(0);
   ring.wait(kb - 1);
   ring.wait(kb);
   for (int k = kb; k < ke; ++k) {
@@ -351,16 +376,19 @@ __global__ void __launch_bounds__(32 * (L + 1))
       bulk_store(r + nxy * k + static_cast<std::size_t>(j) * nx, stage, row_bytes);
       bulk_commit();
     }
+    // The y-face rows of plane k, by turns among the line warps.
+    if (first_tile && warp == (k - kb) % L) general_row(0, k);
+    if (last_tile && warp == (k - kb + L / 2) % L) general_row(ny - 1, k);
   }
+  if (ke == nz - 1) z_face_rows(nz - 1);
   if (lane == 0) bulk_wait();
 }
 
-// The planes variant where it applies (sm_90, rows of whole 16-byte units, u and r aligned,
-// the slots within shared memory); false, launching nothing, elsewhere.
-template <class T>
+// The planes variant of L line warps where it applies (sm_90, rows of whole 16-byte units,
+// u and r aligned, the slots within shared memory); false, launching nothing, elsewhere.
+template <class T, int L, int NS = kPlanesSlots>
 bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u, const T* f,
                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
-  constexpr int L = kPlanesLines, NS = kPlanesSlots;
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
   if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) || !aligned16(r)) return false;
   int device = 0, optin = 0, sms = 0;
@@ -369,7 +397,7 @@ bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const
   if (!bulk_copies_usable(reinterpret_cast<const void*>(kernel), device)) return false;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::size_t smem = planes_smem_bytes<T>(nx);
+  const std::size_t smem = planes_smem_bytes<T, L, NS>(nx);
   if (smem > static_cast<std::size_t>(optin)) return false;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
@@ -438,16 +466,19 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
   bool planes = false;
   if (op.alpha_field)
     launch_pencil<T, true>(pencil, op, w, u, f, scale, r, s);
-  else if (!(planes = v == StencilVariant::planes && interior && launch_planes(op, w, u, f, g, scale, r, s)))
+  else if (!(planes = v == StencilVariant::planes && interior &&
+                      ((op.n[0] >= kPlanesWideFrom && launch_planes<T, kPlanesWideLines>(op, w, u, f, g, scale, r, s)) ||
+                       launch_planes<T, kPlanesLines>(op, w, u, f, g, scale, r, s))))
     launch_pencil<T, false>(pencil, op, w, u, f, scale, r, s);
-  const std::size_t count = shell_size(op.n, !planes);
-  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + TX * TY - 1) / (TX * TY), 65535));
+  if (planes) return StencilVariant::planes;  // it writes the shell too
+  const int runs = shell_runs(op.n);
+  const unsigned blocks = static_cast<unsigned>(std::min(runs, 65535));
   if (op.alpha_field)
-    shell_kernel<T, false><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
+    shell_kernel<T, false><<<blocks, kShellThreads, 0, s>>>(op, u, f, g, scale, r, runs);
   else
-    shell_kernel<T, true><<<blocks, TX * TY, 0, s>>>(op, u, f, g, scale, r, count);
+    shell_kernel<T, true><<<blocks, kShellThreads, 0, s>>>(op, u, f, g, scale, r, runs);
   ADI3D_CUDA_LAUNCH_CHECK();
-  return planes ? StencilVariant::planes : pencil;
+  return pencil;
 }
 
 template <class T>

@@ -76,13 +76,15 @@ TYPED_TEST(CudaStencil, ZPencilSharedTileMatchesCpu) {
 TYPED_TEST(CudaStencil, ShuffleMatchesCpu) { this->check_variant(StencilVariant::shuffle); }
 // The planes variant streams only rows of whole 16-byte units (else it is the shuffle
 // variant, which check_variant's odd sizes take): x lengths of 4 and 2 values in a row,
-// partial blocks of lines, blocks that split the planes, one interior plane or line.
+// partial blocks of lines, blocks that split the planes, one interior plane or line, and
+// rows of 512 values (float: blocks of 16 lines, the last one partial, two planes each).
 TYPED_TEST(CudaStencil, PlanesMatchesCpu) {
   using T = TypeParam;
   this->check_variant(StencilVariant::planes);
   for (const std::array<int, 3> n :
        {std::array<int, 3>{64, 35, 19}, std::array<int, 3>{36, 9, 70}, std::array<int, 3>{4, 17, 4},
-        std::array<int, 3>{8, 3, 3}, std::array<int, 3>{128, 47, 97}, std::array<int, 3>{12, 300, 5}})
+        std::array<int, 3>{8, 3, 3}, std::array<int, 3>{128, 47, 97}, std::array<int, 3>{12, 300, 5},
+        std::array<int, 3>{512, 70, 30}})
     for (const BoundarySpec& bc : axis_mixes())
       for (bool source : {false, true})
         ASSERT_LE(this->compare(StencilVariant::planes, n, bc, false, source, T(0.5)), tolerance<T>())
