@@ -226,9 +226,8 @@ void launch_fallback_pass(const fused::PassArgs<T>& a, cudaStream_t s) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The chunked kernels: lines per block and plane slots of the x pass, lines per tile of
-// the y and z passes (fused::kYZLines), tile buffers of the y pass (rows per lane chunk:
-// fused::kChunkCaps).
+// The chunked kernels: lines per block and plane slots of the x pass, lines per tile,
+// threads and tile buffers of the y and z passes (rows per lane chunk: fused::kChunkCaps).
 // Measured choices (adi3d_fused_tune, H100, 512^3): see fused_step.hpp.
 // A 3-slot x pass (u of plane k-1 in registers, a second barrier per plane; commit
 // 40f8e14, removed after) ran, against these 4 slots (adi3d_fused_tune 512, H100,
@@ -261,6 +260,24 @@ using PassKernel = void (*)(fused::PassArgs<T>);
 template <class T, int C>
 constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
 
+// Lines per tile and threads per block of the y and z passes: rows of 128 bytes
+// (fused::kYZLines) and 8 warps, but double lines of 291-546 nodes (C = 17) take rows of
+// 256 bytes, and 16 warps in the z pass; the float y pass's two tile buffers take 16
+// warps. 512^3 on an H100 (adi3d_fused_tune, 2026-11-23; docs/perf/fused_tiles_h100.txt),
+// y / z: double 128-byte rows 0.805 (two tiles) / 1.238 ms, 256-byte rows 0.778 / 1.256,
+// with 16 warps 0.780 / 1.153; float two y tiles with 16 warps 0.412 against 0.420 (the
+// float z pass: 256-byte rows 0.780, 16 warps 0.700, against 0.631).
+template <class T, int C>
+constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
+template <class T, int C, int kAxis, int NB>
+constexpr int kTileThreads = (sizeof(T) == 4 && kAxis == 1 && NB == 2) || (sizeof(T) == 8 && C == 17 && kAxis == 2)
+                                 ? 512
+                                 : 256;
+template <class T, int C>
+int tile_threads(int axis, int tiles) {
+  return axis == 1 ? (tiles == 2 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 1, 1>) : kTileThreads<T, C, 2, 1>;
+}
+
 // bulk_lines: the x pass of bulk copies (x_pass_bulk_kernel) with that many lines per
 // block, as plan_x_bulk chose; 0: the cp.async x pass.
 // tiles: the y pass's tile buffers (yz_tile_buffers).
@@ -278,15 +295,16 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
   if (axis == 0)
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
-  constexpr int L = fused::kYZLines<T>;
+  constexpr int L = kTileLines<T, C>;
   if constexpr (kYTwoTiles<T, C>)
-    if (axis == 1 && tiles == 2) return fused::yz_pass_kernel<T, L, C, 1, false, 2>;
-  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1> : fused::yz_pass_kernel<T, L, C, 2>;
+    if (axis == 1 && tiles == 2) return fused::yz_pass_kernel<T, L, C, 1, false, 2, kTileThreads<T, C, 1, 2>>;
+  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>>
+                   : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>>;
 }
 
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1) {
-  constexpr int L = fused::kYZLines<T>;
+  constexpr int L = kTileLines<T, C>;
   if (axis == 0 && bulk_lines == kXWideLines) return fused::x_pass_bulk_smem_bytes<T, kXWideLines, kXSlots, C>(n);
   if (axis == 0 && bulk_lines) return fused::x_pass_bulk_smem_bytes<T, kXBulkLines<T>, kXSlots, C>(n);
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
@@ -385,7 +403,8 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
         p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk, tiles); });
     p.smem[axis] = fused::with_chunk_cap(
         p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles); });
-    p.threads[axis] = axis == 0 ? 32 * (x_lines(bulk) + (bulk ? 1 : 0)) : 256;
+    p.threads[axis] = axis == 0 ? 32 * (x_lines(bulk) + (bulk ? 1 : 0))
+                                : fused::with_chunk_cap(p.cap[axis], [&](auto C) { return tile_threads<T, C.value>(axis, tiles); });
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(p.smem[axis])));
     int per_sm = 0;
@@ -402,8 +421,8 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
       p.grid[0][0] = tiles;
       p.grid[0][1] = (planes + p.kseg - 1) / p.kseg;
     } else {
-      const int tiles = (n[0] + fused::kYZLines<T> - 1) / fused::kYZLines<T> * (other_n - 2);
-      p.grid[axis][0] = std::min(tiles, resident);
+      const int L = fused::with_chunk_cap(p.cap[axis], [](auto C) { return kTileLines<T, C.value>; });
+      p.grid[axis][0] = std::min((n[0] + L - 1) / L * (other_n - 2), resident);
     }
   }
   plan_xy(optin, sms);

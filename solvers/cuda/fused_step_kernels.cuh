@@ -440,7 +440,8 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Passes y (kAxis 1) and z (kAxis 2). Block 256 threads, persistent over the tiles
+// Passes y (kAxis 1) and z (kAxis 2). Block kThreads threads (8 or 16 warps; a warp
+// solves L / warps lines of a tile, one at a time), persistent over the tiles
 // (ceil(nx / L) per line of tiles, times n_other - 2). NB = 1: one tile at a time (the
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
@@ -456,7 +457,8 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // with two buffers loading its u into registers before the solve, since removed; one
 // buffer and u by cp.async into a tile of its own, also removed: 0.702 / 1.249; one
 // buffer with the tile's u prefetched into L2 as its copy is issued: 0.668 / 1.32 against
-// 0.626 / 1.24, not kept). Only the float y pass gains enough to take two.
+// 0.626 / 1.24, not kept). Only the float y pass gains enough to take two. Lines per tile
+// and warps per block of the fused passes: kTileLines and kTileThreads (fused_step.cu).
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the factors: finite and not written during
@@ -487,14 +489,14 @@ constexpr int yz_min_blocks() {
   return NB == 2 ? 1 : C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1>
-__global__ void __launch_bounds__(256, (yz_min_blocks<T, C, NB>()))
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256>
+__global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, C, NB>() : 1))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
-  constexpr int kThreads = 256;
-  constexpr int LPW = L / 8;        // lines per warp
+  constexpr int kWarps = kThreads / 32;
+  constexpr int LPW = L / kWarps;   // lines per warp
   constexpr int RS = kThreads / L;  // rows per sweep of the block
   constexpr int P = L + 1;          // row pitch in shared memory
-  static_assert(L % 8 == 0 && (L & (L - 1)) == 0, "L: a power of two, at least 8");
+  static_assert(L % kWarps == 0 && (L & (L - 1)) == 0, "L: a power of two, a multiple of the warps");
   static_assert(NB == 1 || (NB == 2 && yz_two_tiles_possible<C>()), "one or two tile buffers");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1];

@@ -99,25 +99,25 @@ void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool
               100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts, a.n[0]) : 0.0);
 }
 
-template <class T, int L, int kAxis, int NB = 1>
+template <class T, int L, int kAxis, int NB = 1, int kThreads = 256>
 void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   constexpr int C = 17;
-  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB>;
+  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB, kThreads>;
   const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, NB>(a.n[kAxis]);
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   if (smem > static_cast<std::size_t>(optin)) return;
-  const int res = resident(reinterpret_cast<const void*>(kernel), 256, smem);
+  const int res = resident(reinterpret_cast<const void*>(kernel), kThreads, smem);
   const int tiles = (a.n[0] + L - 1) / L * ((kAxis == 1 ? a.n[2] : a.n[1]) - 2);
   const int grid = std::min(tiles, res);
   if (profile) {
-    kernel<<<grid, 256, smem>>>(a);
+    kernel<<<grid, kThreads, smem>>>(a);
     ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
     return;
   }
-  const double ms = median_ms([&] { kernel<<<grid, 256, smem>>>(a); });
-  std::printf("  %c %3dB rows%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
-              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", ms,
+  const double ms = median_ms([&] { kernel<<<grid, kThreads, smem>>>(a); });
+  std::printf("  %c %3dB rows%s%s %7.3f ms  %5.1f%% of %d copies  smem %6zu  resident %4d\n",
+              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", kThreads == 512 ? " 16 warps" : "", ms,
               100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? 1 : 2, smem, res);
 }
 
@@ -321,6 +321,11 @@ void run(int n, bool profile, bool steps_only) {
   time_yz<T, 2 * L64, 1, 2>(a, copy_ms, false);
   time_yz<T, 4 * L64, 1>(a, copy_ms, false);
   time_yz<T, 4 * L64, 2>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 1, 2, 512>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, 1, 512>(a, copy_ms, false);
+  time_yz<T, 2 * L64, 2, 2, 512>(a, copy_ms, false);
+  time_yz<T, 4 * L64, 1, 1, 512>(a, copy_ms, false);
+  time_yz<T, 4 * L64, 2, 1, 512>(a, copy_ms, false);
   }
   if constexpr (sizeof(T) == 4)
     if (fused::chunk_cap(n) == 17)
