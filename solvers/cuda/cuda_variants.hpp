@@ -48,10 +48,10 @@ enum class LineScratch {
 };
 
 struct CudaPolicy {
-  // planes: 0.426 ms float / 0.785 ms double at 512^3 (H100, constant alpha, median of
-  // 20; 86% / 92% of a device copy, the boundary shell's kernel included), against
-  // shuffle 0.536 / 0.859, zpencil_smem 0.619 / 1.018, zpencil 0.694 / 1.108, naive
-  // 1.681 / 2.225 (adi3d bench gpu, 2026-11-23). An alpha field, rows that are not whole
+  // planes: 0.387 ms float / 0.788 ms double at 512^3 (H100, constant alpha, median of
+  // 20; 94% / 91% of a device copy, the boundary shell included), against shuffle 0.530 /
+  // 0.850, zpencil_smem 0.613 / 1.014, zpencil 0.688 / 1.099, naive 1.680 / 2.219
+  // (adi3d bench gpu, 2026-11-24). An alpha field, rows that are not whole
   // 16-byte units, or a device before sm_90: shuffle.
   StencilVariant stencil = StencilVariant::planes;
   // warp_lines: 0.429 ms float / 0.845 ms double at 512^3 (85% of a device copy), against

@@ -22,12 +22,13 @@ struct FusedStepPolicy {
   static constexpr int threads = 256;
 };
 
-// Measured (H100 SXM, 512^3, adi3d_fused_tune, 2026-11-23; a device copy of one array
-// moves 2.95 TB/s, read plus write):
-//   float:  x 0.412 ms, y 0.417 ms, z 0.630 ms; step 1.50 ms (floor of 7 arrays 1.27 ms)
-//   double: x 0.801 ms, y 0.802 ms, z 1.235 ms; step 2.84 ms (floor 2.52 ms)
-// i.e. 87-90% of copy bandwidth per pass (the float y pass with two tile buffers per
-// block: fused_step_kernels.cuh). The x pass by bulk copies (sm_90); the cp.async
+// Measured (H100 SXM, 512^3, adi3d_fused_tune, 2026-11-24; a device copy of one array
+// moves 2.96 TB/s, read plus write; docs/perf/fused_tiles_h100.txt):
+//   float:  x 0.393 ms, y 0.408 ms, z 0.631 ms; step 1.455 ms (floor of 7 arrays 1.27 ms)
+//   double: x 0.789 ms, y 0.776 ms, z 1.159 ms; step 2.75 ms (floor 2.51 ms)
+// i.e. 87-93% of copy bandwidth per pass (the float x pass with blocks of 16 lines, the
+// float y pass with two tile buffers per block, double y and z tiles of 256-byte rows:
+// fused_step.cu). The x pass by bulk copies (sm_90); the cp.async
 // x pass that rows which are not 16-byte units take ran 0.525 / 1.041 ms (ncu: 68
 // instructions per point, a quarter of them copying, half the stalls at the block
 // barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,
