@@ -249,6 +249,12 @@ template <class T, int C>
 constexpr bool kXWideBuilt = sizeof(T) == 4 && C == 17;
 // bulk_lines: lines per block of the bulk x pass, 0 for the cp.async x pass.
 inline int x_lines(int bulk_lines) { return bulk_lines ? bulk_lines : kXLines; }
+// f(std::integral_constant<int, L>) for the bulk x pass of bulk_lines (non-zero) lines.
+template <class T, class F>
+auto with_x_bulk_lines(int bulk_lines, F&& f) {
+  if (bulk_lines == kXWideLines) return f(std::integral_constant<int, kXWideLines>{});
+  return f(std::integral_constant<int, kXBulkLines<T>>{});
+}
 constexpr int kXSlots = 4;
 
 template <class T>
@@ -283,15 +289,14 @@ int tile_threads(int axis, int tiles) {
 // tiles: the y pass's tile buffers (yz_tile_buffers).
 template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1) {
-  if (axis == 0 && bulk_lines == kXWideLines) {
-    if constexpr (kXWideBuilt<T, C>)
-      return source ? fused::x_pass_bulk_kernel<T, kXWideLines, kXSlots, C, true>
-                    : fused::x_pass_bulk_kernel<T, kXWideLines, kXSlots, C, false>;
-    return nullptr;
-  }
   if (axis == 0 && bulk_lines)
-    return source ? fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, true>
-                  : fused::x_pass_bulk_kernel<T, kXBulkLines<T>, kXSlots, C, false>;
+    return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> PassKernel<T> {
+      if constexpr (L.value == kXWideLines && !kXWideBuilt<T, C>)
+        return nullptr;
+      else
+        return source ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true>
+                      : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false>;
+    });
   if (axis == 0)
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
@@ -305,8 +310,8 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1) {
   constexpr int L = kTileLines<T, C>;
-  if (axis == 0 && bulk_lines == kXWideLines) return fused::x_pass_bulk_smem_bytes<T, kXWideLines, kXSlots, C>(n);
-  if (axis == 0 && bulk_lines) return fused::x_pass_bulk_smem_bytes<T, kXBulkLines<T>, kXSlots, C>(n);
+  if (axis == 0 && bulk_lines)
+    return with_x_bulk_lines<T>(bulk_lines, [&](auto L) { return fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C>(n); });
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }

@@ -412,6 +412,15 @@ bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const
   return true;
 }
 
+// The planes variant with the lines per block chosen above (kPlanesWideLines where rows
+// of kPlanesWideFrom values or more let it fit, else kPlanesLines); false as launch_planes.
+template <class T>
+bool launch_planes_chosen(const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u, const T* f,
+                          const FacePtrs<T>& g, T scale, T* r, cudaStream_t s) {
+  return (op.n[0] >= kPlanesWideFrom && launch_planes<T, kPlanesWideLines>(op, w, u, f, g, scale, r, s)) ||
+         launch_planes<T, kPlanesLines>(op, w, u, f, g, scale, r, s);
+}
+
 template <class T, bool kAlphaField>
 void launch_pencil(StencilVariant v, const OperatorView<T>& op, const InteriorWeights<T>& w, const T* u,
                    const T* f, T scale, T* r, cudaStream_t s) {
@@ -466,9 +475,7 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
   bool planes = false;
   if (op.alpha_field)
     launch_pencil<T, true>(pencil, op, w, u, f, scale, r, s);
-  else if (!(planes = v == StencilVariant::planes && interior &&
-                      ((op.n[0] >= kPlanesWideFrom && launch_planes<T, kPlanesWideLines>(op, w, u, f, g, scale, r, s)) ||
-                       launch_planes<T, kPlanesLines>(op, w, u, f, g, scale, r, s))))
+  else if (!(planes = v == StencilVariant::planes && interior && launch_planes_chosen(op, w, u, f, g, scale, r, s)))
     launch_pencil<T, false>(pencil, op, w, u, f, scale, r, s);
   if (planes) return StencilVariant::planes;  // it writes the shell too
   const int runs = shell_runs(op.n);
