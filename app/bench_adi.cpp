@@ -5,6 +5,7 @@
 #include "app/bench.hpp"
 #include "app/commands.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/cuda/adi_bench.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -89,9 +90,10 @@ int bench_adi(const std::vector<std::string>& args) {
 
   nlohmann::json payload = {{"device", cuda_device_summary()},
                             {"timing", "CUDA events on the backend's stream; median of " +
-                                           std::to_string(config.repetitions) +
-                                           " after warm-up (copies: at least 50); steps start from fresh "
-                                           "random data in [0.5, 1.5); solves time the step loop only"}};
+                                           std::to_string(config.repetitions) + " timings (copies: at least 50) of " +
+                                           std::to_string(cuda::kCallsPerTiming) +
+                                           " calls back to back, per call, after warm-up; steps start from "
+                                           "fresh random data in [0.5, 1.5); solves time the step loop only"}};
   double copy_gbs = 0;
   if (wants(config, "steps")) payload["steps"] = adi_step_rows(config, copy_gbs);
   if (copy_gbs > 0) payload["copy_bandwidth_gbs"] = copy_gbs;

@@ -105,14 +105,18 @@ void step_rows_at(int n, const char* precision, int repetitions, nlohmann::json&
 
   cuda::device_copy(b, u.data(), u0.data(), points);
   double t = 0;
-  const double ours_ms = cuda::median_ms(b, 3, repetitions, [&] {
+  auto ours_step = [&] {
     stepper.step(u.data(), t, dt);
     t += dt;
-  });
+  };
+  const double ours_ms = cuda::median_ms(b, 3, repetitions, ours_step);
+  // A step timed alone: the host's work for it and the launch from an idle GPU included.
+  const double alone_ms = cuda::median_ms(b, 0, repetitions, ours_step, 1);
   print_and_store<T>(n, precision,
                      {"ours", fused ? "DouglasStepper (fused: rhs+x, y, z+update)" : "DouglasStepper (unfused)",
                       ours_ms, 7, step_check},
-                     gbs, rows, {{"fused", fused}});
+                     gbs, rows, {{"fused", fused}, {"one_step_alone_ms", alone_ms}});
+  std::printf("%5s %-7s %-9s   %-42s %9.3f\n", "", "", "", "one step alone (host work, launch from idle)", alone_ms);
 
   cuda::device_copy(b, v.data(), u0.data(), points);
   const double cusparse_ms = cuda::median_ms(b, 3, repetitions, [&] { cusparse.step(v.data()); });

@@ -5,6 +5,7 @@
 #include "app/bench.hpp"
 
 #include "solvers/backend.hpp"
+#include "solvers/cuda/adi_bench.hpp"
 #include "solvers/cuda/gpu_bench.hpp"
 
 #include <cstdio>
@@ -43,8 +44,8 @@ int bench_gpu(const BenchOptions& options) {
     std::fprintf(stderr, "adi3d bench gpu: %s\n", cuda_device_summary().c_str());
     return 1;
   }
-  std::printf("%s; median of %d after warm-up, CUDA events\n", cuda_device_summary().c_str(),
-              options.repetitions);
+  std::printf("%s; median of %d timings of %d calls back to back (per call) after warm-up, CUDA events\n",
+              cuda_device_summary().c_str(), options.repetitions, cuda::kCallsPerTiming);
   std::printf("%5s %-7s %-13s %-32s %9s %9s %9s %8s\n", "n", "prec", "op", "variant", "ms", "Gpt/s",
               "GB/s", "of copy");
   nlohmann::json rows = nlohmann::json::array();

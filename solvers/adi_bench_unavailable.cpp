@@ -12,7 +12,7 @@ namespace {
 }  // namespace
 
 template <class T>
-double median_ms(Backend<T>&, int, int, const std::function<void()>&) {
+double median_ms(Backend<T>&, int, int, const std::function<void()>&, int) {
   unavailable();
 }
 template <class T>
@@ -73,7 +73,7 @@ FtcsStep<T>::FtcsStep(Backend<T>& backend, const Diffusion<T>& d, double dt)
 template <class T>
 void FtcsStep<T>::step(const T*, T*) {}
 #define ADI3D_INSTANTIATE(T)                                                          \
-  template double median_ms<T>(Backend<T>&, int, int, const std::function<void()>&); \
+  template double median_ms<T>(Backend<T>&, int, int, const std::function<void()>&, int); \
   template double timed_ms<T>(Backend<T>&, const std::function<void()>&);             \
   template void device_copy<T>(Backend<T>&, T*, const T*, std::size_t);               \
   template void fill_random<T>(Backend<T>&, T*, std::size_t, unsigned, double, double); \

@@ -32,9 +32,9 @@ __global__ void fill_random_kernel(T* __restrict__ x, std::size_t n, unsigned se
 }  // namespace
 
 template <class T>
-double median_ms(Backend<T>& backend, int warmup, int repetitions, const std::function<void()>& op) {
+double median_ms(Backend<T>& backend, int warmup, int repetitions, const std::function<void()>& op, int calls) {
   const cudaStream_t stream = cuda_backend_of(backend).stream();
-  return EventTimer().median_ms(stream, warmup, repetitions, op);
+  return EventTimer().median_ms(stream, warmup, repetitions, op, {}, calls);
 }
 
 template <class T>
@@ -57,7 +57,7 @@ void fill_random(Backend<T>& backend, T* x, std::size_t n, unsigned seed, double
 }
 
 #define ADI3D_INSTANTIATE(T)                                                                    \
-  template double median_ms<T>(Backend<T>&, int, int, const std::function<void()>&);           \
+  template double median_ms<T>(Backend<T>&, int, int, const std::function<void()>&, int);      \
   template double timed_ms<T>(Backend<T>&, const std::function<void()>&);                       \
   template void device_copy<T>(Backend<T>&, T*, const T*, std::size_t);                         \
   template void fill_random<T>(Backend<T>&, T*, std::size_t, unsigned, double, double);

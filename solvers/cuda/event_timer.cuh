@@ -35,10 +35,11 @@ class EventTimer {
     return ms;
   }
 
-  // Median of `repetitions` times after `warmup` untimed calls; `reset`, when given, runs
-  // untimed before every call (to restore inputs that `op` overwrites).
+  // Median of `repetitions` times after `warmup` untimed calls; each time is that of
+  // `calls` calls queued back to back, per call. `reset`, when given, runs untimed before
+  // every timing (to restore inputs that `op` overwrites).
   double median_ms(cudaStream_t stream, int warmup, int repetitions, const std::function<void()>& op,
-                   const std::function<void()>& reset = {}) {
+                   const std::function<void()>& reset = {}, int calls = 1) {
     for (int w = 0; w < warmup; ++w) {
       if (reset) reset();
       op();
@@ -46,7 +47,10 @@ class EventTimer {
     std::vector<double> times;
     for (int r = 0; r < std::max(1, repetitions); ++r) {
       if (reset) reset();
-      times.push_back(time_ms(stream, op));
+      times.push_back(time_ms(stream, [&] {
+                        for (int c = 0; c < calls; ++c) op();
+                      }) /
+                      std::max(1, calls));
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];

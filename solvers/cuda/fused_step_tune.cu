@@ -27,7 +27,8 @@ using namespace adi3d::cuda;
 
 namespace {
 
-double median_ms(const std::function<void()>& op, int reps = 15) {
+// batch: calls per timing, queued back to back (the time is per call).
+double median_ms(const std::function<void()>& op, int reps = 15, int batch = 1) {
   cudaEvent_t a, b;
   ADI3D_CUDA_CHECK(cudaEventCreate(&a));
   ADI3D_CUDA_CHECK(cudaEventCreate(&b));
@@ -36,12 +37,12 @@ double median_ms(const std::function<void()>& op, int reps = 15) {
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     ADI3D_CUDA_CHECK(cudaEventRecord(a));
-    op();
+    for (int c = 0; c < batch; ++c) op();
     ADI3D_CUDA_CHECK(cudaEventRecord(b));
     ADI3D_CUDA_CHECK(cudaEventSynchronize(b));
     float ms = 0;
     ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
+    t.push_back(ms / batch);
   }
   ADI3D_CUDA_CHECK(cudaGetLastError());
   std::sort(t.begin(), t.end());
@@ -345,6 +346,13 @@ void run(int n, bool profile, bool steps_only) {
   step.set_merge_xy(false);
   const double apart_ms = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); });
   std::printf("  step, passes apart %.3f ms = %.2f copies (floor 3.5)\n", apart_ms, apart_ms / copy_ms);
+  {
+    const double batch_copy =
+        median_ms([&] { ADI3D_CUDA_CHECK(cudaMemcpyAsync(cp, u, pts * sizeof(T), cudaMemcpyDeviceToDevice)); }, 15, 10);
+    const double batch_step = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); }, 15, 10);
+    std::printf("  10 in a row: copy %.3f ms, step %.3f ms = %.2f copies\n", batch_copy, batch_step,
+                batch_step / batch_copy);
+  }
   step.set_merge_xy(true);
   const double ms = median_ms([&] { step.run(op, u, nullptr, 2 * tau, tau, d, nullptr); });
   std::printf("  step %s %.3f ms = %.2f copies (floor %s)\n", step.last_merged_xy() ? "x+y merged" : "(not merged)",

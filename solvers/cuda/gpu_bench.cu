@@ -1,4 +1,5 @@
 // Event-timed runs of the CUDA backend's operations (see gpu_bench.hpp).
+#include "solvers/cuda/adi_bench.hpp"
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/event_timer.cuh"
@@ -13,9 +14,10 @@
 namespace adi3d::cuda {
 namespace {
 
-// Median of `repetitions` event-timed calls after two warm-up calls.
+// Median of `repetitions` event-timed runs of kCallsPerTiming calls (per call) after two
+// warm-up calls.
 double median_ms(cudaStream_t stream, int repetitions, const std::function<void()>& op) {
-  return EventTimer().median_ms(stream, 2, repetitions, op);
+  return EventTimer().median_ms(stream, 2, repetitions, op, {}, kCallsPerTiming);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // Timings of the CUDA backend's operations for `adi3d bench gpu`: every stencil variant,
 // every line solver per axis, one Douglas step, and a device-to-device copy in the same
 // run as the bandwidth reference. CUDA events on the backend's stream, a warm-up, then the
-// median of the repetitions, on fresh random non-zero data. No CUDA headers here.
+// median of the repetitions, each of kCallsPerTiming calls back to back (adi_bench.hpp), on
+// fresh random non-zero data. No CUDA headers here.
 #include <string>
 #include <vector>
 
