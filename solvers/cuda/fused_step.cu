@@ -272,13 +272,19 @@ constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
 // warps. 512^3 on an H100 (adi3d_fused_tune, 2026-11-23; docs/perf/fused_tiles_h100.txt),
 // y / z: double 128-byte rows 0.805 (two tiles) / 1.238 ms, 256-byte rows 0.778 / 1.256,
 // with 16 warps 0.780 / 1.153; float two y tiles with 16 warps 0.412 against 0.420 (the
-// float z pass: 256-byte rows 0.780, 16 warps 0.700, against 0.631).
+// float z pass: 256-byte rows 0.780, 16 warps 0.700, against 0.631). Float lines of
+// 547-1058 nodes (C = 33: one or two tiles per SM) take 16 warps in both passes: the
+// float step, % of the 7-array floor at the copy bandwidth (adi3d bench adi --parts
+// scaling, H100, 2026-11-24, two runs each), with 8 / 16 warps: 640^3 58.5 / 62.0,
+// 768^3 70.0 / 74.5, 1024^3 73.6 / 78.0 (double keeps 8: 16 spill at 128 registers).
 template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
-constexpr int kTileThreads = (sizeof(T) == 4 && kAxis == 1 && NB == 2) || (sizeof(T) == 8 && C == 17 && kAxis == 2)
-                                 ? 512
-                                 : 256;
+constexpr int kTileThreads =
+    (sizeof(T) == 4 && kAxis == 1 && NB == 2) || (sizeof(T) == 8 && C == 17 && kAxis == 2) ||
+            (sizeof(T) == 4 && C == 33)
+        ? 512
+        : 256;
 template <class T, int C>
 int tile_threads(int axis, int tiles) {
   return axis == 1 ? (tiles == 2 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 1, 1>) : kTileThreads<T, C, 2, 1>;
