@@ -471,6 +471,12 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
   for (int a = 0; a < 3; ++a)
     w.w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
   // The planes variant takes constant alpha where it applies, else the shuffle variant.
+  // A planes variant for alpha fields (each ring slot holding the tile's rows of alpha
+  // behind those of u; 8 lines of 2 warps in float, 4 of 4 in double, both z-face weights
+  // made per node) ran slower than the shuffle variant at 512^3 on an H100 (adi3d bench
+  // gpu, 2026-11-24: 1.009 against 0.770 ms float, 1.447 against 1.347 double; the fused
+  // variable step 3.77 against 3.53 ms float): the harmonic means bound these kernels, and
+  // streaming does not make fewer of them. Not kept.
   const bool interior = op.n[0] > 2 && op.n[1] > 2 && op.n[2] > 2;
   bool planes = false;
   if (op.alpha_field)
