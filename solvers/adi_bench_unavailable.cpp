@@ -72,12 +72,12 @@ FtcsStep<T>::FtcsStep(Backend<T>& backend, const Diffusion<T>& d, double dt)
 }
 template <class T>
 void FtcsStep<T>::step(const T*, T*) {}
-#define ADI3D_INSTANTIATE(T)                                                          \
+#define ADI3D_INSTANTIATE(T)                                                              \
   template double median_ms<T>(Backend<T>&, int, int, const std::function<void()>&, int); \
-  template double timed_ms<T>(Backend<T>&, const std::function<void()>&);             \
-  template void device_copy<T>(Backend<T>&, T*, const T*, std::size_t);               \
-  template void fill_random<T>(Backend<T>&, T*, std::size_t, unsigned, double, double); \
-  template class CusparseDouglasStep<T>;                                              \
+  template double timed_ms<T>(Backend<T>&, const std::function<void()>&);                 \
+  template void device_copy<T>(Backend<T>&, T*, const T*, std::size_t);                   \
+  template void fill_random<T>(Backend<T>&, T*, std::size_t, unsigned, double, double);   \
+  template class CusparseDouglasStep<T>;                                                  \
   template class FtcsStep<T>;
 ADI3D_INSTANTIATE(float)
 ADI3D_INSTANTIATE(double)

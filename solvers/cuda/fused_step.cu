@@ -281,10 +281,7 @@ template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
 constexpr int kTileThreads =
-    (sizeof(T) == 4 && kAxis == 1 && NB == 2) || (sizeof(T) == 8 && C == 17 && kAxis == 2) ||
-            (sizeof(T) == 4 && C == 33)
-        ? 512
-        : 256;
+    sizeof(T) == 4 ? (C == 33 || (kAxis == 1 && NB == 2) ? 512 : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
 template <class T, int C>
 int tile_threads(int axis, int tiles) {
   return axis == 1 ? (tiles == 2 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 1, 1>) : kTileThreads<T, C, 2, 1>;

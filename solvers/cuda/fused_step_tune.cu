@@ -6,6 +6,7 @@
 //   the whole steps and the variable-alpha passes)
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/event_timer.cuh"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
@@ -27,26 +28,12 @@ using namespace adi3d::cuda;
 
 namespace {
 
-// batch: calls per timing, queued back to back (the time is per call).
-double median_ms(const std::function<void()>& op, int reps = 15, int batch = 1) {
-  cudaEvent_t a, b;
-  ADI3D_CUDA_CHECK(cudaEventCreate(&a));
-  ADI3D_CUDA_CHECK(cudaEventCreate(&b));
-  op();
-  op();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    ADI3D_CUDA_CHECK(cudaEventRecord(a));
-    for (int c = 0; c < batch; ++c) op();
-    ADI3D_CUDA_CHECK(cudaEventRecord(b));
-    ADI3D_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms / batch);
-  }
+// Median of `reps` timings on the default stream after two warm-up calls; calls: per
+// timing, queued back to back (the time is per call).
+double median_ms(const std::function<void()>& op, int reps = 15, int calls = 1) {
+  const double ms = EventTimer().median_ms(nullptr, 2, reps, op, {}, calls);
   ADI3D_CUDA_CHECK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return ms;
 }
 
 int resident(const void* kernel, int threads, std::size_t smem) {

@@ -2,7 +2,6 @@
 #include "solvers/cuda/adi_bench.hpp"
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
-#include "solvers/cuda/event_timer.cuh"
 #include "solvers/cuda/gpu_bench.hpp"
 #include "solvers/diffusion.hpp"
 #include "solvers/douglas_step.hpp"
@@ -12,16 +11,6 @@
 #include <random>
 
 namespace adi3d::cuda {
-namespace {
-
-// Median of `repetitions` event-timed runs of kCallsPerTiming calls (per call) after two
-// warm-up calls.
-double median_ms(cudaStream_t stream, int repetitions, const std::function<void()>& op) {
-  return EventTimer().median_ms(stream, 2, repetitions, op, {}, kCallsPerTiming);
-}
-
-}  // namespace
-
 template <class T>
 std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   CudaBackend<T> backend(0);
@@ -44,7 +33,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   const T tau = static_cast<T>(0.5 * d.grid.h[0]);
   std::vector<OpTiming> out;
 
-  out.push_back({"copy", "cudaMemcpyAsync D2D", median_ms(stream, repetitions, [&] {
+  out.push_back({"copy", "cudaMemcpyAsync D2D", median_ms(backend, 2, repetitions, [&] {
                    ADI3D_CUDA_CHECK(cudaMemcpyAsync(copy.data(), u.data(), points * sizeof(T),
                                                     cudaMemcpyDeviceToDevice, stream));
                  }),
@@ -54,7 +43,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
     CudaPolicy p = backend.policy();
     p.stencil = v;
     backend.set_policy(p);
-    const double ms = median_ms(stream, repetitions, [&] {
+    const double ms = median_ms(backend, 2, repetitions, [&] {
       backend.operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
     });
     out.push_back({"stencil", to_string(backend.last_stencil()), ms, 2 * field_bytes});
@@ -68,7 +57,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
     p.x_solve = v;
     p.constant_coefficients = false;
     backend.set_policy(p);
-    const double ms = median_ms(stream, repetitions, [&] { backend.solve_lines(op, 0, tau, r.data()); });
+    const double ms = median_ms(backend, 2, repetitions, [&] { backend.solve_lines(op, 0, tau, r.data()); });
     out.push_back({"solve_x", to_string(backend.last_x_solve()), ms, 2 * field_bytes});
   }
   // y and z: the tile kernels (default where they apply), then per-thread Thomas.
@@ -83,7 +72,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                      v == YZ::tiles            ? "tiles, warp per line"
                      : v == YZ::shared_factors ? "thomas, shared factors"
                                                : "thomas, generated rows",
-                     median_ms(stream, repetitions, [&] { backend.solve_lines(op, axis, tau, r.data()); }),
+                     median_ms(backend, 2, repetitions, [&] { backend.solve_lines(op, axis, tau, r.data()); }),
                      2 * field_bytes});
     }
   }
@@ -92,7 +81,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   // Unfused step, operation by operation as DouglasStepper runs it where the fused path
   // does not apply: rhs (2 arrays), three in-place solves (2 each), update (3).
   const T dt = 2 * tau;
-  out.push_back({"douglas_step", "unfused (rhs, 3 solves, axpy)", median_ms(stream, repetitions, [&] {
+  out.push_back({"douglas_step", "unfused (rhs, 3 solves, axpy)", median_ms(backend, 2, repetitions, [&] {
                    backend.operator_rhs(op, u.data(), nullptr, FaceData<T>{}, dt, r.data());
                    for (int axis = 0; axis < 3; ++axis) backend.solve_lines(op, axis, tau, r.data());
                    backend.axpy(T(1), r.data(), u.data(), points);
@@ -116,7 +105,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    !fused  ? "fused n/a: unfused"
                    : merge ? "fused, x and y in one kernel (rhs+x+y, z+update)"
                            : "fused (rhs+x, y, z+update)",
-                   median_ms(stream, repetitions, [&] {
+                   median_ms(backend, 2, repetitions, [&] {
                      stepper.step(u.data(), t, dt);
                      t += dt;
                    }),
@@ -133,11 +122,11 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   // The default operations with it, labelled by the variants that ran (the planes stencil
   // and warp_lines x solve take constant alpha only): 3 arrays each (alpha besides the
   // data in and out).
-  const double stencil_ms = median_ms(stream, repetitions, [&] {
+  const double stencil_ms = median_ms(backend, 2, repetitions, [&] {
     backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, T(1), r.data());
   });
   out.push_back({"stencil_var", to_string(backend.last_stencil()), stencil_ms, 3 * field_bytes});
-  const double x_ms = median_ms(stream, repetitions, [&] { backend.solve_lines(vop, 0, tau, r.data()); });
+  const double x_ms = median_ms(backend, 2, repetitions, [&] { backend.solve_lines(vop, 0, tau, r.data()); });
   out.push_back({"solve_x_var", to_string(backend.last_x_solve()), x_ms, 3 * field_bytes});
   // y and z: the tile kernels with an alpha tile (default), then per-thread Thomas.
   for (int axis = 1; axis < 3; ++axis)
@@ -147,11 +136,11 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
       backend.set_policy(p);
       out.push_back({axis == 1 ? "solve_y_var" : "solve_z_var",
                      tiles ? "tiles, warp per line" : "thomas, generated rows",
-                     median_ms(stream, repetitions, [&] { backend.solve_lines(vop, axis, tau, r.data()); }),
+                     median_ms(backend, 2, repetitions, [&] { backend.solve_lines(vop, axis, tau, r.data()); }),
                      3 * field_bytes});
     }
   backend.set_policy(CudaPolicy{});
-  out.push_back({"douglas_step_var", "unfused (rhs, 3 solves, axpy)", median_ms(stream, repetitions, [&] {
+  out.push_back({"douglas_step_var", "unfused (rhs, 3 solves, axpy)", median_ms(backend, 2, repetitions, [&] {
                    backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
                    for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());
                    backend.axpy(T(1), r.data(), u.data(), points);
@@ -159,7 +148,7 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                  15 * field_bytes});
   const bool fused_var = backend.fused_douglas_step(vop, u.data(), nullptr, dt, tau, r.data());
   out.push_back({"douglas_step_var", fused_var ? "fused (rhs, x, y, z+update)" : "fused n/a: unfused",
-                 median_ms(stream, repetitions, [&] {
+                 median_ms(backend, 2, repetitions, [&] {
                    if (!backend.fused_douglas_step(vop, u.data(), nullptr, dt, tau, r.data())) {
                      backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
                      for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());

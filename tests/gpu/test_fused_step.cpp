@@ -18,9 +18,10 @@ namespace {
 // lane), x-pass blocks that march through several planes (129^3, 10x1000x12: the ring
 // of plane slots wraps), x rows of 512 floats (blocks of 16 x lines, the last partial),
 // y and z lines of 291-546 nodes (tiles of 16 warps; double: of 32 lines, partial in x),
-// y and z lines of 130-546 nodes in more tiles than the device holds blocks (the alpha-field passes' two tile buffers, taken in turn), and, last,
-// lines too long for the warp solve (> 1058 nodes: the fallback tile kernel of that pass
-// alone).
+// y and z lines of 130-546 nodes in more tiles than the device holds blocks (the
+// alpha-field passes' two tile buffers, taken in turn), y and z lines of 600 and 1000
+// nodes (float: tiles of 16 warps), and, last, lines too long for the warp solve (> 1058
+// nodes: the fallback tile kernel of that pass alone).
 const std::array<int, 3> kSizes[] = {{67, 35, 19}, {3, 3, 3},     {129, 129, 129}, {33, 4, 65},
                                      {37, 29, 41}, {3, 4, 5},     {4, 4, 4},       {4, 3, 70},
                                      {64, 20, 24}, {600, 6, 5},   {9, 600, 5},     {7, 5, 600},
