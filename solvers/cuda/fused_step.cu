@@ -273,7 +273,7 @@ constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
 // y / z: double 128-byte rows 0.805 (two tiles) / 1.238 ms, 256-byte rows 0.778 / 1.256,
 // with 16 warps 0.780 / 1.153; float two y tiles with 16 warps 0.412 against 0.420 (the
 // float z pass: 256-byte rows 0.780, 16 warps 0.700, against 0.631). Float lines of
-// 547-1058 nodes (C = 33: one or two tiles per SM) take 16 warps in both passes: the
+// 547-1058 nodes (C = 21, 25, 33: one or two tiles per SM) take 16 warps in both passes: the
 // float step, % of the 7-array floor at the copy bandwidth (adi3d bench adi --parts
 // scaling, H100, 2026-11-24, two runs each), with 8 / 16 warps: 640^3 58.5 / 62.0,
 // 768^3 70.0 / 74.5, 1024^3 73.6 / 78.0 (double keeps 8: 16 spill at 128 registers).
@@ -281,7 +281,7 @@ template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
 constexpr int kTileThreads =
-    sizeof(T) == 4 ? (C == 33 || (kAxis == 1 && NB == 2) ? 512 : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
+    sizeof(T) == 4 ? (C > 17 || (kAxis == 1 && NB == 2) ? 512 : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
 template <class T, int C>
 int tile_threads(int axis, int tiles) {
   return axis == 1 ? (tiles == 2 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 1, 1>) : kTileThreads<T, C, 2, 1>;
@@ -420,12 +420,9 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
                                                                    p.smem[axis]));
     const int resident = std::max(1, per_sm) * sms;
     if (axis == 0) {
-      // One wave: split the planes among blocks of the same j tile as far as the resident
-      // blocks allow (a block loads two planes beyond its range).
       const int tiles = (n[1] - 2 + x_lines(bulk) - 1) / x_lines(bulk);
       const int planes = n[2] - 2;
-      const int split = std::max(1, std::min(planes, resident / tiles));
-      p.kseg = (planes + split - 1) / split;
+      p.kseg = ring_planes_per_block(tiles, planes, resident);
       p.grid[0][0] = tiles;
       p.grid[0][1] = (planes + p.kseg - 1) / p.kseg;
     } else {

@@ -180,6 +180,10 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
   constexpr int C = 17;
   constexpr int L = fused::kVarYZLines<T>;
   const int n = a.n[0];
+  if (fused::chunk_cap(n) != C) {
+    std::printf("  var passes: timed for lines of 291-546 nodes only\n");
+    return;
+  }
   const std::size_t pts = std::size_t(n) * n * n, bytes = pts * sizeof(T);
   T *d0, *u0, *dref, *uref;
   for (T** p : {&d0, &u0, &dref, &uref}) ADI3D_CUDA_CHECK(cudaMalloc(p, bytes));

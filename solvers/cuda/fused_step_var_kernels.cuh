@@ -335,11 +335,18 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
 // ---------------------------------------------------------------------------------------
 // The yz_var_kernel that takes lines along axis (1 or 2) of n nodes, chunk capacity cap
 // (chunk_cap), and its block and shared memory: two tile buffers of kVarTwoTileWarps
-// warps where they fit in smem_limit bytes, for lines of 130 to 546 nodes (the shorter
-// lines' grids are small and the longer lines' tiles take more than half an SM), except
-// the fused z pass in double (measured above), else one buffer of 8 warps.
+// warps where they fit in smem_limit bytes, for lines of 130 to 674 (float) or 802
+// (double) nodes (kVarTwoTiles: the shorter lines' grids are small and the longer lines'
+// tiles take more than half an SM), except the fused z pass in double (measured above),
+// else one buffer of 8 warps.
 template <class T>
 constexpr int kVarTwoTileWarps = sizeof(T) == 4 ? 16 : 8;  // a line per warp; registers
+// Chunk capacities whose lines take two tile buffers where they fit. Float lines of
+// 675-802 nodes (C = 25) keep one: 768^3, H100, the variable step ran 15.3 ms with two
+// buffers of 16 warps (which spill at 128 registers) and 14.8 with two of 8, against
+// 13.8 ms with one buffer and 33-row chunks.
+template <class T, int C>
+constexpr bool kVarTwoTiles = C >= 9 && C <= (sizeof(T) == 4 ? 21 : 25);
 
 template <class T, bool kSolveOnly>
 struct VarTileLaunch {
@@ -353,7 +360,7 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
   constexpr int L = kVarYZLines<T>;
   return with_chunk_cap(cap, [&](auto C) -> VarTileLaunch<T, kSolveOnly> {
     constexpr int c = C.value;
-    if constexpr (c == 9 || c == 17) {
+    if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;
       constexpr bool kTwoTilesZ = !(std::is_same_v<T, double> && !kSolveOnly);
       const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2>(n);

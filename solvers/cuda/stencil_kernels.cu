@@ -402,10 +402,8 @@ bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
   ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
-  // One wave: the planes split among blocks of the same rows as far as the SMs hold them.
   const int tiles = (ny - 2 + L - 1) / L, planes = nz - 2;
-  const int split = std::max(1, std::min(planes, std::max(1, per_sm) * sms / tiles));
-  const int kseg = (planes + split - 1) / split;
+  const int kseg = ring_planes_per_block(tiles, planes, std::max(1, per_sm) * sms);
   kernel<<<dim3(tiles, (planes + kseg - 1) / kseg), 32 * (L + 1), smem, s>>>(op, g, planes_row_stride<T>(nx), kseg,
                                                                              w, u, f, scale, r);
   ADI3D_CUDA_LAUNCH_CHECK();

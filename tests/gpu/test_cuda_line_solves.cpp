@@ -177,7 +177,7 @@ TYPED_TEST(CudaLineSolve, YZTilesRoutingMatchesCpu) {
 TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
   using B = BoundaryKind;
   set_cuda_policy(*this->gpu_, with_yz_tiles(true));
-  const int lines[] = {3, 4, 5, 40, 98, 99, 100, 290, 300, 545, 600, 1056, 1058};
+  const int lines[] = {3, 4, 5, 40, 98, 99, 100, 290, 300, 545, 600, 700, 802, 803, 1056, 1058};
   for (int axis = 1; axis < 3; ++axis)
     for (B ends : {B::dirichlet, B::neumann})
       for (B others : {B::dirichlet, B::neumann, B::periodic}) {

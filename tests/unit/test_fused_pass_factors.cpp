@@ -99,7 +99,7 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
   const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
   for (const B lo : {B::dirichlet, B::neumann})
     for (const B hi : {B::dirichlet, B::neumann})
-      for (const int m : {2, 3, 4, 5, 40, 99, 100, 545, 1056})
+      for (const int m : {2, 3, 4, 5, 40, 99, 100, 545, 640, 802, 1056})
         for (const double scale : {0.3, 4.0, 50.0}) {
           BoundarySpec bc = test::boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet);
           bc.face[2] = lo;
@@ -146,7 +146,7 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
   using T = TypeParam;
   std::mt19937 rng(12);
   const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
-  for (const int m : {3, 4, 99, 100, 545, 1058})
+  for (const int m : {3, 4, 99, 100, 545, 640, 802, 1058})
     for (const double scale : {0.3, 4.0, 50.0}) {
       const DirichletLines<T> l = dirichlet_lines<T>(m, scale, rng);
       const int cap = cuda::fused::chunk_cap(m);
