@@ -17,18 +17,19 @@ namespace {
 // 16-byte alignment, every chunk capacity of the warp solve (c <= 3, 9, 17, 21, 25, 33
 // rows per lane, on every axis; 802 nodes fill the 25-row chunks exactly), x-pass blocks
 // that march through several planes (129^3, 10x1000x12: the ring of plane slots wraps), x
-// rows of 512 floats (blocks of 16 x lines, the last partial), y and z lines of 291-546
+// rows of 512 floats (blocks of 16 x lines, the last partial), x rows of 1000 doubles
+// (blocks of 2 lines), y and z lines of 291-546
 // nodes (tiles of 16 warps; double: of 32 lines, partial in x), y and z lines of 130-546
 // nodes in more tiles than the device holds blocks (the alpha-field passes' two tile
 // buffers, taken in turn), y and z lines of 600-1000 nodes (float: tiles of 16 warps;
 // alpha fields: two tile buffers up to 674 nodes in float, 802 in double), and, last,
 // lines too long for the warp solve (> 1058 nodes: the fallback tile kernel of that pass
 // alone).
-const std::array<int, 3> kSizes[] = {{67, 35, 19},  {3, 3, 3},      {129, 129, 129}, {33, 4, 65},   {37, 29, 41},
-                                     {3, 4, 5},     {4, 4, 4},      {4, 3, 70},      {64, 20, 24},  {600, 6, 5},
-                                     {9, 600, 5},   {7, 5, 600},    {700, 6, 5},     {8, 760, 5},   {6, 5, 802},
-                                     {5, 140, 140}, {20, 300, 200}, {10, 1000, 12},  {5, 6, 1000},  {512, 21, 7},
-                                     {40, 7, 300}};
+const std::array<int, 3> kSizes[] = {
+    {67, 35, 19},  {3, 3, 3},      {129, 129, 129}, {33, 4, 65},  {37, 29, 41}, {3, 4, 5},     {4, 4, 4},
+    {4, 3, 70},    {64, 20, 24},   {600, 6, 5},     {9, 600, 5},  {7, 5, 600},  {700, 6, 5},   {8, 760, 5},
+    {6, 5, 802},   {5, 140, 140},  {20, 300, 200},  {10, 1000, 12}, {5, 6, 1000}, {1000, 5, 4}, {512, 21, 7},
+    {40, 7, 300}};
 const std::array<int, 3> kLongLines[] = {{1100, 4, 5}, {5, 1100, 4}, {4, 5, 1100}};
 
 // ADI3D_GPU_QUICK (compute-sanitizer runs) leaves out grids of more than 150k points.
