@@ -37,7 +37,7 @@ int bench_adi(const std::vector<std::string>& args) {
       "steps: float, double or both")(
       "repetitions", po::value<int>(&config.repetitions)->default_value(20), "timed repetitions (median)")(
       "scaling-sizes", po::value<std::vector<int>>(&config.scaling_sizes)->multitoken(),
-      "scaling: grid sizes n (default 64 128 256 512 768 1024)")(
+      "scaling: grid sizes n (default 64 128 256 384 512 640 768 1024)")(
       "solve-sizes", po::value<std::vector<int>>(&config.solve_sizes)->multitoken(),
       "heat: grid sizes n (default 256 512)")(
       "tolerance", po::value<double>(&config.tolerance)->default_value(1e-4),

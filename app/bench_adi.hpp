@@ -13,7 +13,7 @@ namespace adi3d::app {
 struct AdiBenchConfig {
   std::vector<int> step_sizes{256, 512};
   std::string step_precision = "both";  // float, double or both
-  std::vector<int> scaling_sizes{64, 128, 256, 512, 768, 1024};
+  std::vector<int> scaling_sizes{64, 128, 256, 384, 512, 640, 768, 1024};
   std::vector<int> solve_sizes{256, 512};
   int repetitions = 20;
   double tolerance = 1e-4;             // max error at t_end, heat_sine
