@@ -15,6 +15,7 @@
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_xy_kernel.cuh"
+#include "solvers/cuda/plane_split.hpp"
 #include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/discretization.hpp"
 
@@ -414,7 +415,7 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
     p.grid[axis][1] = 1;
     const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(na, device, optin, source) : 0;
     // The bulk x pass's blocks of fewer lines fit where the cp.async pass's may not
-    // (double x lines of 547-802 nodes): without this they took the fallback kernel,
+    // (double x lines of 675-802 nodes): without this they took the fallback kernel,
     // 15.5 of the 21.1 ms of the 768^3 double step (H100, ncu).
     if (bulk) p.kind[axis] = 1;
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch

@@ -344,7 +344,7 @@ constexpr int kVarTwoTileWarps = sizeof(T) == 4 ? 16 : 8;  // a line per warp; r
 // Chunk capacities whose lines take two tile buffers where they fit. Float lines of
 // 675-802 nodes (C = 25) keep one: 768^3, H100, the variable step ran 15.3 ms with two
 // buffers of 16 warps (which spill at 128 registers) and 14.8 with two of 8, against
-// 13.8 ms with one buffer and 33-row chunks.
+// 13.4 with one (and 13.8 ms with one buffer and 33-row chunks).
 template <class T, int C>
 constexpr bool kVarTwoTiles = C >= 9 && C <= (sizeof(T) == 4 ? 21 : 25);
 

@@ -12,6 +12,7 @@
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fast_divide.cuh"
 #include "solvers/cuda/plane_ring.cuh"
+#include "solvers/cuda/plane_split.hpp"
 #include "solvers/discretization.hpp"
 
 #include <algorithm>

@@ -1,0 +1,73 @@
+// How the plane-streaming kernels split z-planes among blocks (solvers/cuda/plane_split.hpp),
+// checked without a GPU: every range is non-empty and the planes are covered; a grid
+// whose slabs already fill a wave keeps one range per slab; slabs that fill a wave only
+// in part are split until the waves are busy; the split is the one with the fewest ranges
+// among those within 3% of the least cost.
+#include "solvers/cuda/plane_split.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace adi3d {
+namespace {
+
+using cuda::ring_planes_per_block;
+
+// The share of block slots that the grid's waves keep busy on planes (halo left out).
+double busy_share(int tiles, int planes, int resident, int kseg) {
+  const long long ranges = (planes + kseg - 1) / kseg;
+  const long long blocks = tiles * ranges;
+  const long long waves = (blocks + resident - 1) / resident;
+  return static_cast<double>(tiles) * planes / (static_cast<double>(waves) * resident * kseg);
+}
+
+TEST(PlaneSplit, GridsOfTheH100) {
+  // 132 SMs, one block per SM. 512^3 float, blocks of 16 lines: 32 slabs in 4 ranges (one
+  // wave, as before the cost model).
+  EXPECT_EQ(ring_planes_per_block(32, 510, 132), 128);
+  // 128 slabs fill a wave on their own: one range each.
+  EXPECT_EQ(ring_planes_per_block(128, 510, 132), 510);
+  // 640^3 float, blocks of 8 lines: 80 slabs left 52 SMs idle with one range each.
+  const int kseg = ring_planes_per_block(80, 638, 132);
+  EXPECT_LT(kseg, 638);
+  EXPECT_GT(busy_share(80, 638, 132, kseg), 0.9);
+  EXPECT_LT(busy_share(80, 638, 132, 638), 0.62);
+}
+
+TEST(PlaneSplit, CoversThePlanesWithinTheLeastCost) {
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int> tiles_of(1, 300), planes_of(1, 1100), resident_of(1, 600);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int tiles = tiles_of(rng), planes = planes_of(rng), resident = resident_of(rng);
+    const int kseg = ring_planes_per_block(tiles, planes, resident);
+    ASSERT_GE(kseg, 1);
+    ASSERT_LE(kseg, planes);
+    // The ranges of kseg planes cover the planes and none is empty.
+    const int ranges = (planes + kseg - 1) / kseg;
+    ASSERT_GT(planes, (ranges - 1) * kseg) << tiles << " " << planes << " " << resident;
+    // Its cost (waves x (planes per range + 3)) against every split.
+    auto cost = [&](int k) {
+      const long long blocks = static_cast<long long>(tiles) * ((planes + k - 1) / k);
+      return static_cast<double>((blocks + resident - 1) / resident) * (k + 3);
+    };
+    double best = cost(planes);
+    int fewest_ok = 0;
+    for (int split = 1; split <= planes; ++split) best = std::min(best, cost((planes + split - 1) / split));
+    for (int split = 1; split <= planes && !fewest_ok; ++split)
+      if (cost((planes + split - 1) / split) <= 1.03 * best) fewest_ok = split;
+    ASSERT_LE(cost(kseg), 1.03 * best) << tiles << " " << planes << " " << resident;
+    ASSERT_EQ(kseg, (planes + fewest_ok - 1) / fewest_ok) << tiles << " " << planes << " " << resident;
+  }
+}
+
+TEST(PlaneSplit, DegenerateGrids) {
+  EXPECT_EQ(ring_planes_per_block(1, 1, 1), 1);
+  EXPECT_EQ(ring_planes_per_block(5, 0, 10), 1);
+  EXPECT_EQ(ring_planes_per_block(0, 7, 10), 7);
+  EXPECT_EQ(ring_planes_per_block(3, 7, 0), 7);
+}
+
+}  // namespace
+}  // namespace adi3d
