@@ -14,9 +14,9 @@
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/cuda/fused_step_xy_kernel.cuh"
 #include "solvers/cuda/plane_split.hpp"
-#include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/discretization.hpp"
 
 #include <cuda_runtime.h>
@@ -281,10 +281,11 @@ constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
 // y / z: double 128-byte rows 0.805 (two tiles) / 1.238 ms, 256-byte rows 0.778 / 1.256,
 // with 16 warps 0.780 / 1.153; float two y tiles with 16 warps 0.412 against 0.420 (the
 // float z pass: 256-byte rows 0.780, 16 warps 0.700, against 0.631). Float lines of
-// 547-1058 nodes (C = 21, 25, 33: one or two tiles per SM) take 16 warps in both passes: the
-// float step, % of the 7-array floor at the copy bandwidth (adi3d bench adi --parts
-// scaling, H100, 2026-11-24, two runs each), with 8 / 16 warps: 640^3 58.5 / 62.0,
-// 768^3 70.0 / 74.5, 1024^3 73.6 / 78.0 (double keeps 8: 16 spill at 128 registers).
+// 547-1058 nodes (C = 21, 25, 33: one or two tiles per SM) take 16 warps in both passes:
+// the float step, % of the 7-array floor at the copy bandwidth (adi3d bench adi --parts
+// scaling, H100, 2026-11-24, two runs each, all C = 33 then), with 8 / 16 warps: 640^3
+// 58.5 / 62.0, 768^3 70.0 / 74.5, 1024^3 73.6 / 78.0 (double keeps 8: 16 spill at 128
+// registers).
 template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
