@@ -7,6 +7,7 @@
 #include "solvers/operator_view.hpp"
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -50,6 +51,13 @@ class Backend {
   virtual void upload(const T* host, T* dst, std::size_t n) = 0;
   virtual void download(const T* src, T* host, std::size_t n) = 0;
   virtual void fill(T* x, T value, std::size_t n) = 0;
+  // Whether the backend's kernels read an alpha field's material index
+  // (OperatorView::material); the stepper then builds one where the field has few values
+  // and hands it over through upload_bytes.
+  virtual bool reads_material_index() const { return false; }
+  virtual Array<std::uint8_t> upload_bytes(const std::uint8_t* /*host*/, std::size_t /*n*/) {
+    throw std::logic_error(description() + " keeps no material index");
+  }
 
   // r = scale * (A u + f + Neumann terms) on unknown nodes, 0 on Dirichlet nodes.
   // f may be null (no source).

@@ -44,9 +44,10 @@ struct RowWeights {
 
 // Weights of the row of node i along one axis, given the diffusivity at the node and at
 // its two neighbours (the same value three times for a constant diffusivity); mean(a, b)
-// is the face diffusivity (harmonic_mean, or a kernel's faster rounding of it).
-template <class T, class Mean>
-ADI3D_HD RowWeights<T> row_weights_by(Mean mean, RowKind kind, T alpha_m, T alpha_c, T alpha_p, T inv_h2) {
+// is the face diffusivity (harmonic_mean, a kernel's faster rounding of it, or a lookup
+// when A names materials: material_index.hpp).
+template <class T, class A, class Mean>
+ADI3D_HD RowWeights<T> row_weights_by(Mean mean, RowKind kind, A alpha_m, A alpha_c, A alpha_p, T inv_h2) {
   switch (kind) {
     case RowKind::interior:
       return {mean(alpha_m, alpha_c) * inv_h2, mean(alpha_c, alpha_p) * inv_h2};

@@ -11,6 +11,7 @@
 // Douglas-Rachford iteration for the steady problem.
 #include "solvers/backend.hpp"
 #include "solvers/diffusion.hpp"
+#include "solvers/material_index.hpp"
 
 #include <array>
 #include <vector>
@@ -51,6 +52,7 @@ class DouglasStepper {
   double theta_;
   OperatorView<T> op_{};  // over backend memory
   Array<T> alpha_;
+  MaterialArrays<T> materials_;  // alpha_ by material, where the backend reads that form
   Array<T> source_;
   Array<T> rhs_;
   std::array<Array<T>, 6> neumann_;

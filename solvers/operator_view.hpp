@@ -4,6 +4,8 @@
 // boundary kind of each face. Point rules live in discretization.hpp.
 #include "solvers/boundary.hpp"
 
+#include <cstdint>
+
 namespace adi3d {
 
 template <class T>
@@ -15,6 +17,12 @@ struct OperatorView {
   const T* alpha_field;   // node diffusivity (x fastest), or null; backend memory
   BoundaryKind lo[3];
   BoundaryKind hi[3];
+  // The same field indexed by material (material_index.hpp), where the backend keeps that
+  // form (Backend::reads_material_index) and the field has few values; else null. Read by
+  // the kernels that know it (the CUDA fused variable step), ignored by the rest.
+  const std::uint8_t* material;     // node (i, j, k) at i + material_pitch (j + ny k)
+  const T* material_face_mean;      // kMaxMaterials^2 face means
+  int material_pitch;
 };
 
 }  // namespace adi3d

@@ -92,6 +92,16 @@ void CudaBackend<T>::upload(const T* host, T* dst, std::size_t n) {
 }
 
 template <class T>
+Array<std::uint8_t> CudaBackend<T>::upload_bytes(const std::uint8_t* host, std::size_t n) {
+  activate();
+  Array<std::uint8_t> a = device_allocate<std::uint8_t>(n);
+  if (n == 0) return a;
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(a.data(), host, n, cudaMemcpyHostToDevice, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return a;
+}
+
+template <class T>
 void CudaBackend<T>::download(const T* src, T* host, std::size_t n) {
   if (n == 0) return;
   activate();

@@ -135,6 +135,8 @@ class CudaBackend final : public Backend<T> {
 
   Array<T> allocate(std::size_t n) override;
   void upload(const T* host, T* dst, std::size_t n) override;
+  bool reads_material_index() const override { return policy_.material_index; }
+  Array<std::uint8_t> upload_bytes(const std::uint8_t* host, std::size_t n) override;
   void download(const T* src, T* host, std::size_t n) override;
   void fill(T* x, T value, std::size_t n) override;
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,

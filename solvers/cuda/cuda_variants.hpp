@@ -82,6 +82,11 @@ struct CudaPolicy {
   // Constant alpha: form the Thomas factors once per call (all lines along an axis share
   // them) and stream only the right-hand sides. Same arithmetic as the general path.
   bool constant_coefficients = true;
+  // An alpha field of at most kMaxMaterials values also as a byte per node and a table of
+  // face means (material_index.hpp), for the fused variable step's kernels: they then read
+  // a quarter (float) or an eighth (double) of the field's bytes and divide for no face.
+  // Read when a stepper is made (DouglasStepper), not per call.
+  bool material_index = true;
 };
 
 const char* to_string(StencilVariant v);

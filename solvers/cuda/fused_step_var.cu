@@ -55,9 +55,14 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
   args.alpha = op.alpha_field;
   args.d = d;
   args.u = u;
+  args.material = op.material;
+  args.material_face_mean = op.material_face_mean;
+  args.material_pitch = op.material_pitch;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
-    const auto launch = fused::var_tile_launch<T, false>(axis, n, fused::chunk_cap(n), optin);
+    const int cap = fused::chunk_cap(n);
+    const auto launch = op.material ? fused::var_tile_launch<T, false, true>(axis, n, cap, optin)
+                                    : fused::var_tile_launch<T, false>(axis, n, cap, optin);
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(launch.smem)));
     // Persistent blocks, one wave.

@@ -22,10 +22,12 @@
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/discretization.hpp"
+#include "solvers/material_index.hpp"
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace adi3d::cuda::fused {
@@ -139,6 +141,10 @@ struct VarPassArgs {
   const T* alpha;  // node diffusivity
   T* d;            // stage array: rhs solved along x on entry
   T* u;            // u, updated in place (z pass)
+  // alpha by material (OperatorView::material), for the kernels built with kMaterial.
+  const std::uint8_t* material;
+  const T* material_face_mean;
+  int material_pitch;
 };
 
 // Plain y/z solves of an alpha field (yz_var_kernel with kSolveOnly, WarpLineSolve): the
@@ -161,7 +167,11 @@ struct VarSolveArgs : VarPassArgs<T> {
 // weight and its identity term is 1/2), as WarpLineSolve's constant-alpha rows are.
 // NB = 2: two buffers, the next tile's copy in flight while the block solves and stores
 // the current one (one block per SM); the fused z pass then also prefetches that tile's u
-// into L2 for its update. Dynamic shared memory: yz_var_smem_bytes.
+// into L2 for its update. kMaterial (fused passes): the alpha tile holds the nodes'
+// material bytes (rows of L + 4 bytes: the lanes' rows fall in distinct banks, as with
+// L + 1 values), copied in 4-byte pieces, and the face weights come from the table of
+// face means (material_index.hpp), copied to shared memory ahead of the tiles. Dynamic
+// shared memory: yz_var_smem_bytes.
 //
 // 512^3, H100, adi3d_fused_tune (2026-11-23), one buffer of 8 warps against two of W
 // warps: y 0.87 -> 0.75-0.77 ms float (W 16; 0.80 with 8), 1.75 -> 1.29-1.33 double (W 8);
@@ -170,9 +180,19 @@ struct VarSolveArgs : VarPassArgs<T> {
 // 2.31, float z (two buffers, with the prefetch) 1.30 -> 1.22. Not kept: copying u into a
 // tile of its own (float z 1.28, double 2.62); 128-byte rows with one buffer and the next
 // tile prefetched into L2 (float z 1.26, y 0.83; double z 2.42, y 1.42).
-template <class T, int L, bool kSolveOnly = false, int NB = 1>
+template <int L>
+constexpr int kMaterialTilePitch = L + 4;  // bytes per row of a material tile
+template <class T, int L, bool kSolveOnly, bool kMaterial>
+__host__ __device__ std::size_t yz_var_buffer_bytes(int n) {
+  const std::size_t data = static_cast<std::size_t>(kSolveOnly ? n : n - 2) * (L + 1) * sizeof(T);
+  if constexpr (!kMaterial) return data + static_cast<std::size_t>(n) * (L + 1) * sizeof(T);
+  return (data + static_cast<std::size_t>(n) * kMaterialTilePitch<L> + 15) / 16 * 16;
+}
+template <class T, bool kMaterial>
+constexpr std::size_t kFaceTableBytes = kMaterial ? kMaxMaterials * kMaxMaterials * sizeof(T) : 0;
+template <class T, int L, bool kSolveOnly = false, int NB = 1, bool kMaterial = false>
 std::size_t yz_var_smem_bytes(int n) {
-  return static_cast<std::size_t>(NB) * (kSolveOnly ? 2 * n : 2 * n - 2) * (L + 1) * sizeof(T);
+  return kFaceTableBytes<T, kMaterial> + NB * yz_var_buffer_bytes<T, L, kSolveOnly, kMaterial>(n);
 }
 
 // Blocks per SM the register budget is cut for: with two tile buffers, one.
@@ -181,7 +201,7 @@ constexpr int yz_var_min_blocks() {
   return NB == 2 || W > 8 ? 1 : sizeof(T) == 4 && C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int W = 8>
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int W = 8, bool kMaterial = false>
 __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     yz_var_kernel(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>> a) {
   constexpr int kThreads = 32 * W;
@@ -190,6 +210,8 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   constexpr int P = L + 1;          // row pitch in shared memory
   static_assert(L % W == 0 && (L & (L - 1)) == 0, "L: a power of two, a multiple of the warps");
   static_assert(NB == 1 || NB == 2, "one or two tile buffers");
+  static_assert(!(kMaterial && kSolveOnly), "material tiles serve the fused passes");
+  constexpr int PB = kMaterialTilePitch<L>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int n = a.n[kAxis];
   const int nx = a.n[0], ny = a.n[1];
@@ -200,9 +222,11 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   // The data tile's row 0 is node d0 of the line: node 1 (the unknowns only), or node 0.
   constexpr int d0 = kSolveOnly ? 0 : 1;
   const int data_rows = kSolveOnly ? n : R;
-  // Buffer b: data tile, then alpha tile.
-  const int buffer_elems = (data_rows + n) * P;
-  T* const tile0 = reinterpret_cast<T*>(smem_raw);
+  // The face table, then buffer b: data tile, then alpha (or material) tile.
+  const std::size_t buffer_bytes = yz_var_buffer_bytes<T, L, kSolveOnly, kMaterial>(n);
+  T* const table = reinterpret_cast<T*>(smem_raw);
+  unsigned char* const buffer0 = smem_raw + kFaceTableBytes<T, kMaterial>;
+  auto tile_of = [&](int b) { return reinterpret_cast<T*>(buffer0 + b * buffer_bytes); };
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
@@ -231,20 +255,40 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   const int lane_node = first + lane * C;
   const bool halve_lo = kSolveOnly && first == 0;          // Neumann end rows
   const bool halve_hi = kSolveOnly && first + R == n;
+  // Material rows: every column of the tile (the index's rows are padded to a multiple of
+  // 32 bytes, so a tile never reads past its row), L / 4 threads per row.
+  constexpr int kWords = L / 4;
+  constexpr int MRS = kThreads / kWords;  // material rows per sweep
+  const int mword = tid % kWords, mrow0 = tid / kWords;
+  const std::size_t mpitch = static_cast<std::size_t>(a.material_pitch);
+  const std::size_t mstride = kAxis == 1 ? mpitch : mpitch * ny;
+  auto copy_material = [&](int t, unsigned char* dst) {
+    const std::size_t o = o_first + t / tiles_i;
+    const std::uint8_t* src = a.material + (t % tiles_i) * L + 4 * mword + (kAxis == 1 ? mpitch * ny * o : mpitch * o) +
+                              mrow0 * mstride;
+    dst += mrow0 * PB + 4 * mword;
+    for (int r = mrow0; r < n; r += MRS, src += MRS * mstride, dst += MRS * PB) cp_async<4>(dst, src, true);
+  };
   auto copy_tile = [&](int t, T* dst) {
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
     copy_rows(a.d, dst, p0 + d0 * row_stride, ok, data_rows);
-    copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
+    if constexpr (kMaterial)
+      copy_material(t, reinterpret_cast<unsigned char*>(dst + data_rows * P));
+    else
+      copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
   };
+  if constexpr (kMaterial)  // visible after the first tile's barrier
+    for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = a.material_face_mean[e];
   if (NB == 2) {
-    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
+    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile_of(0));
     cp_async_commit();
   }
   int buffer = 0;
   for (int t = blockIdx.x; t < total; t += gridDim.x, buffer ^= NB - 1) {
-    T* const tile = tile0 + buffer * buffer_elems;
+    T* const tile = tile_of(buffer);
     const T* const atile = tile + data_rows * P;
+    const unsigned char* const mtile = reinterpret_cast<const unsigned char*>(atile);
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
     if constexpr (NB == 1) {
@@ -259,7 +303,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       if (kSolveOnly) __syncthreads();
       const int next = t + gridDim.x;
       if (next < total) {
-        copy_tile(next, tile0 + (buffer ^ 1) * buffer_elems);
+        copy_tile(next, tile_of(buffer ^ 1));
         // The z pass's u of that tile into L2, for the update's loads.
         bool ok2;
         const std::size_t q0 = offset(next, ok2);
@@ -308,6 +352,12 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
             v, face,
             [&](int q) { return (halve_lo && lane == 0 && q == 0) || (halve_hi && q == lim - 1) ? T(0.5) : T(1); },
             lim);
+      } else if constexpr (kMaterial) {
+        const unsigned char* cm = mtile + warp * LPW + s;
+        auto mat = [&](int m) { return static_cast<int>(cm[min(m, n - 1) * PB]); };
+        warp_solve_var<T, C>(
+            v, [&](int q) { return tw * table[mat(lane * C + q) * kMaxMaterials + mat(lane * C + q + 1)]; },
+            [](int) { return T(1); }, lim);
       } else {
         // Face q: nodes lane C + q and lane C + q + 1 of the line.
         warp_solve_var<T, C>(
@@ -355,7 +405,7 @@ struct VarTileLaunch {
   std::size_t smem;
 };
 
-template <class T, bool kSolveOnly>
+template <class T, bool kSolveOnly, bool kMaterial = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
   constexpr int L = kVarYZLines<T>;
   return with_chunk_cap(cap, [&](auto C) -> VarTileLaunch<T, kSolveOnly> {
@@ -363,14 +413,15 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
     if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;
       constexpr bool kTwoTilesZ = !(std::is_same_v<T, double> && !kSolveOnly);
-      const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2>(n);
+      const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2, kMaterial>(n);
       if (smem <= smem_limit) {
-        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W>, 32 * W, smem};
-        if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W>, 32 * W, smem};
+        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial>, 32 * W, smem};
+        if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W, kMaterial>, 32 * W, smem};
       }
     }
-    return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly> : yz_var_kernel<T, L, c, 2, kSolveOnly>, 256,
-            yz_var_smem_bytes<T, L, kSolveOnly>(n)};
+    return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, 8, kMaterial>
+                      : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, 8, kMaterial>,
+            256, yz_var_smem_bytes<T, L, kSolveOnly, 1, kMaterial>(n)};
   });
 }
 

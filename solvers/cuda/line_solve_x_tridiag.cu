@@ -12,6 +12,7 @@
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fast_divide.cuh"
 #include "solvers/discretization.hpp"
+#include "solvers/material_index.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_reg_kernels.cuh"
 
@@ -58,15 +59,15 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
 
 // Row u of line g with an alpha field: the same rule from the diffusivities at u-1, u and
 // u+1 (am, ac, ap), held in registers; past the line's ends the neighbour is clamped to
-// the node itself, as axis_row clamps it. Face means by the fast division (float).
-template <class T>
-__device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, T am, T ac, T ap, long u,
-                                                    long L, bool live, T& a, T& b, T& c, T& d) {
+// the node itself, as axis_row clamps it. Face means by mean: the fast division (float),
+// or the material table's lookup (A: a material).
+template <class T, class A, class Mean>
+__device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, Mean mean, A am, A ac, A ap,
+                                                    long u, long L, bool live, T& a, T& b, T& c, T& d) {
   put_row(u, L, live, [&] {
     AxisRow<T> r{};
     r.kind = row_kind(static_cast<int>(u), static_cast<int>(L), op.lo[0], op.hi[0]);
-    r.w = row_weights_by([](T a0, T a1) { return harmonic_mean_fast(a0, a1); }, r.kind, u == 0 ? ac : am, ac,
-                         u == L - 1 ? ac : ap, op.inv_h2[0]);
+    r.w = row_weights_by(mean, r.kind, u == 0 ? ac : am, ac, u == L - 1 ? ac : ap, op.inv_h2[0]);
     return implicit_row(r, tau);
   }, a, b, c, d);
 }
@@ -120,16 +121,40 @@ struct GeneratedRows {
 #pragma unroll
       for (int i = 0; i < K; ++i)
         generated_row(o, tau, interior, g, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+    } else if (op.material) {
+      // The chunk's K material bytes by one load (u0 is a multiple of K and the index's
+      // rows of a multiple of 32 bytes: aligned, and inside the row), the two beyond it
+      // by byte; face means from the table (in L1 after the first warps).
+      static_assert(K == 8, "one 8-byte load per chunk");
+      int mat[K + 2] = {};
+      if (live && u0 < L) {
+        const std::uint8_t* m = op.material + static_cast<std::size_t>(g) * op.material_pitch + u0;
+        const uint2 w = *reinterpret_cast<const uint2*>(m);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          mat[i + 1] = (w.x >> (8 * i)) & 0xff;
+          mat[i + 5] = (w.y >> (8 * i)) & 0xff;
+        }
+        if (u0 > 0) mat[0] = m[-1];
+        if (u0 + K < L) mat[K + 1] = m[K];
+      }
+      const T* table = op.material_face_mean;
+      auto mean = [table](int a0, int a1) { return __ldg(table + a0 * kMaxMaterials + a1); };
+#pragma unroll
+      for (int i = 0; i < K; ++i)
+        generated_row_alpha(op, tau, mean, mat[i], mat[i + 1], mat[i + 2], u0 + i, L, live, ch.a[i], ch.b[i],
+                            ch.c[i], ch.d[i]);
     } else {
       const T* alpha = op.alpha_field;
       T al[K];
       load_line_chunk<T, K, ACC>(alpha, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, al);
       const T before = live && u0 > 0 && u0 < L ? alpha[off - 1] : T(0);
       const T after = live && u0 + K < L ? alpha[off + K] : T(0);
+      auto mean = [](T a0, T a1) { return harmonic_mean_fast(a0, a1); };
 #pragma unroll
       for (int i = 0; i < K; ++i)
-        generated_row_alpha(op, tau, i == 0 ? before : al[i - 1], al[i], i == K - 1 ? after : al[i + 1], u0 + i,
-                            L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+        generated_row_alpha(op, tau, mean, i == 0 ? before : al[i - 1], al[i], i == K - 1 ? after : al[i + 1],
+                            u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
     }
   }
 };

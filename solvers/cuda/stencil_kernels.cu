@@ -14,6 +14,7 @@
 #include "solvers/cuda/plane_ring.cuh"
 #include "solvers/cuda/plane_split.hpp"
 #include "solvers/discretization.hpp"
+#include "solvers/material_index.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -135,11 +136,20 @@ enum class Pencil { registers, smem, shuffle };
 // the interior block [1, n-2]^3, where every row is interior: weights w for constant
 // alpha; with kAlphaField, row_weights of op.alpha_field, alpha at k-1, k, k+1 carried in
 // registers like u and the x neighbours' alpha traded like u in the shuffle variant.
-template <class T, Pencil kMode, bool kAlphaField>
+// kMaterial (with kAlphaField): the same with op.material's bytes in place of alpha and
+// the face means looked up in its table (a copy in shared memory) instead of divided.
+template <class T, Pencil kMode, bool kAlphaField, bool kMaterial = false>
 __global__ void __launch_bounds__(TX* TY, 1)
     pencil_kernel(OperatorView<T> op, InteriorWeights<T> w, const T* __restrict__ u,
                   const T* __restrict__ f, T scale, T* __restrict__ r) {
+  static_assert(!kMaterial || kAlphaField, "materials index an alpha field");
   __shared__ T tile[kMode == Pencil::smem ? TY + 2 : 1][kMode == Pencil::smem ? TX + 2 : 1];
+  __shared__ T face_table[kMaterial ? kMaxMaterials * kMaxMaterials : 1];
+  if constexpr (kMaterial) {
+    for (int e = threadIdx.x + TX * threadIdx.y; e < kMaxMaterials * kMaxMaterials; e += TX * TY)
+      face_table[e] = op.material_face_mean[e];
+    __syncthreads();
+  }
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
   // The grid starts at node 1 in y and z; in x it keeps the blocks on 128-byte rows (an
   // offset of one node would split every warp's load in two) and lets the threads of
@@ -152,7 +162,19 @@ __global__ void __launch_bounds__(TX* TY, 1)
   const std::size_t sy = nx, sz = static_cast<std::size_t>(nx) * ny;
   std::size_t p = loads ? i + sy * j + sz * k0 : 0;
   const T* __restrict__ alpha = op.alpha_field;
-  T prev = T(0), cur = T(0), aprev = T(0), acur = T(0);
+  // A node's diffusivity: its value, or its material. at(q, mq): the node at offset q of
+  // the field, mq of the index.
+  using A = std::conditional_t<kMaterial, int, T>;
+  const std::size_t msy = op.material_pitch, msz = msy * ny;
+  std::size_t mp = kMaterial && loads ? i + msy * j + msz * k0 : 0;
+  auto at = [&](std::size_t q, std::size_t mq) -> A {
+    if constexpr (kMaterial)
+      return op.material[mq];
+    else
+      return alpha[q];
+  };
+  T prev = T(0), cur = T(0);
+  A aprev = A(0), acur = A(0);
   // Float with an alpha field: face weights made once per face where that costs no memory
   // (the divisions bound the kernel there: fast_divide.cuh). The weight below plane k is
   // the one above plane k-1 (carried), and in the shuffle variant a lane's x face below is
@@ -161,14 +183,19 @@ __global__ void __launch_bounds__(TX* TY, 1)
   // an H100: 0.845 -> 0.783 ms float; double, at 81% of copy without it, went 1.33 -> 1.43
   // ms with it, and makes both weights of every face.
   constexpr bool kShareFaces = kAlphaField && std::is_same_v<T, float>;
-  auto mean = [](T a0, T a1) { return harmonic_mean_fast(a0, a1); };
+  auto mean = [&](A a0, A a1) -> T {
+    if constexpr (kMaterial)
+      return face_table[a0 * kMaxMaterials + a1];
+    else
+      return harmonic_mean_fast(a0, a1);
+  };
   T wz_below = T(0);
   if (loads) {
     prev = u[p - sz];
     cur = u[p];
     if (kAlphaField) {
-      aprev = alpha[p - sz];
-      acur = alpha[p];
+      aprev = at(p - sz, mp - msz);
+      acur = at(p, mp);
       if (kShareFaces) wz_below = mean(aprev, acur) * op.inv_h2[2];
     }
   }
@@ -176,13 +203,13 @@ __global__ void __launch_bounds__(TX* TY, 1)
   const bool last_j = j == ny - 2;
   // Every thread of the block runs the same planes: the barriers and shuffles below are
   // reached by all of them, valid or not.
-  for (int k = k0; k < k1; ++k, p += sz) {
+  for (int k = k0; k < k1; ++k, p += sz, mp += msz) {
     const std::size_t xm = p - 1, xp = p + 1, ym = p - sy, yp = p + sy, zp = p + sz;
     RowWeights<T> wx = w.w[0], wy = w.w[1], wz = w.w[2];
     const T next = loads ? u[zp] : T(0);
-    const T anext = kAlphaField && loads ? alpha[zp] : T(0);
+    const A anext = kAlphaField && loads ? at(zp, mp + msz) : A(0);
     T uxm = T(0), uxp = T(0), uym = T(0), uyp = T(0);
-    T axm = T(0), axp = T(0);  // alpha of the x neighbours (kAlphaField)
+    A axm = A(0), axp = A(0);  // alpha of the x neighbours (kAlphaField)
     if (kMode == Pencil::smem) {
       __syncthreads();  // the previous plane's tile has been read
       // Only loading threads write: an idle thread's slot may be the halo that the last
@@ -213,8 +240,8 @@ __global__ void __launch_bounds__(TX* TY, 1)
         if (tx == TX - 1) uxp = u[xp];
         uym = u[ym];
         uyp = u[yp];
-        if (kAlphaField && tx == 0) axm = alpha[xm];
-        if (kAlphaField && tx == TX - 1) axp = alpha[xp];
+        if (kAlphaField && tx == 0) axm = at(xm, mp - 1);
+        if (kAlphaField && tx == TX - 1) axp = at(xp, mp + 1);
       }
     } else if (valid) {
       uxm = u[xm];
@@ -232,14 +259,14 @@ __global__ void __launch_bounds__(TX* TY, 1)
     if (valid) {
       if (kAlphaField) {
         if (kMode != Pencil::shuffle) {
-          axm = alpha[xm];
-          axp = alpha[xp];
+          axm = at(xm, mp - 1);
+          axp = at(xp, mp + 1);
         }
         if (kShareX)
           wx.wm = tx == 0 ? mean(axm, acur) * op.inv_h2[0] : wx_below;
         else
           wx = row_weights_by(mean, RowKind::interior, axm, acur, axp, op.inv_h2[0]);
-        wy = row_weights_by(mean, RowKind::interior, alpha[ym], acur, alpha[yp], op.inv_h2[1]);
+        wy = row_weights_by(mean, RowKind::interior, at(ym, mp - msy), acur, at(yp, mp + msy), op.inv_h2[1]);
         if (kShareFaces)
           wz = {wz_below, mean(acur, anext) * op.inv_h2[2]};
         else
@@ -436,6 +463,11 @@ void launch_pencil(StencilVariant v, const OperatorView<T>& op, const InteriorWe
       pencil_kernel<T, Pencil::smem, kAlphaField><<<grid, block, 0, s>>>(op, w, u, f, scale, r);
       break;
     default:
+      if constexpr (kAlphaField)
+        if (op.material) {
+          pencil_kernel<T, Pencil::shuffle, true, true><<<grid, block, 0, s>>>(op, w, u, f, scale, r);
+          break;
+        }
       pencil_kernel<T, Pencil::shuffle, kAlphaField><<<grid, block, 0, s>>>(op, w, u, f, scale, r);
       break;
   }

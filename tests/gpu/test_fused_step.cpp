@@ -1,10 +1,12 @@
 // The fused Douglas step of the CUDA backend (rhs in the x solve, update in the z solve)
 // against the unfused CUDA operations and the CPU backend: constant and variable alpha
-// (random, and layered with a 100x jump), fixed Dirichlet faces, a source, several steps,
-// odd sizes; and the cases it must decline.
+// (random, layered with a 100x jump, and random materials; the last two also through
+// their material index), fixed Dirichlet faces, a source, several steps, odd sizes; and
+// the cases it must decline.
 #include "gpu_test_support.hpp"
 #include "solvers/douglas_step.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/material_index.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,11 +43,18 @@ template <class T>
 class FusedStep : public CudaTest<T> {
  protected:
   // The backend operation itself against the unfused CUDA operations, with a random
-  // source and random data (boundary values included), several steps.
-  void expect_matches_unfused(const Diffusion<T>& d, T dt, T tau) {
+  // source and random data (boundary values included), several steps. materials: the
+  // fused step reads the field's material index, the operations alpha itself.
+  void expect_matches_unfused(const Diffusion<T>& d, T dt, T tau, bool materials = false) {
     Array<T> alpha;
     if (!d.alpha_field.empty()) alpha = this->to_gpu(d.alpha_field);
     const OperatorView<T> op = make_operator_view(d, d.alpha_field.empty() ? nullptr : alpha.data());
+    OperatorView<T> fused_op = op;
+    MaterialArrays<T> index;
+    if (materials) {
+      index = upload_materials(*this->gpu_, index_materials(d.alpha_field, {d.grid.n[0], d.grid.n[1], d.grid.n[2]}));
+      index.attach(fused_op);
+    }
     const std::size_t points = d.grid.size();
     const std::array<int, 3> n{d.grid.n[0], d.grid.n[1], d.grid.n[2]};
     const auto u0 = random_field<T>(points, this->rng_);
@@ -55,14 +64,14 @@ class FusedStep : public CudaTest<T> {
     Array<T> r = this->gpu_->allocate(points);
     Backend<T>& b = *this->gpu_;
     for (int step = 0; step < 3; ++step) {
-      ASSERT_TRUE(b.fused_douglas_step(op, fused.data(), f.data(), dt, tau, scratch.data()))
+      ASSERT_TRUE(b.fused_douglas_step(fused_op, fused.data(), f.data(), dt, tau, scratch.data()))
           << describe(d.bc, n, !d.alpha_field.empty());
       b.operator_rhs(op, plain.data(), f.data(), FaceData<T>{}, dt, r.data());
       for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
       b.axpy(T(1), r.data(), plain.data(), points);
     }
     // Without a source too.
-    ASSERT_TRUE(b.fused_douglas_step(op, fused.data(), nullptr, dt, tau, scratch.data()));
+    ASSERT_TRUE(b.fused_douglas_step(fused_op, fused.data(), nullptr, dt, tau, scratch.data()));
     b.operator_rhs(op, plain.data(), nullptr, FaceData<T>{}, dt, r.data());
     for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
     b.axpy(T(1), r.data(), plain.data(), points);
@@ -84,17 +93,29 @@ void make_layered(Diffusion<T>& d) {
         d.alpha_field[g.index(i, j, k)] = ((i + 2 * j + 3 * k) / 5) % 2 == 0 ? T(0.03) : T(3);
 }
 
-// Constant alpha, random alpha in [0.1, 3], layered alpha.
-enum class Alpha { constant, random, layered };
+// Every node one of kMaxMaterials values in [0.01, 100], at random: a jump at most faces.
+template <class T>
+void make_random_materials(Diffusion<T>& d, std::mt19937& rng) {
+  std::uniform_real_distribution<double> value(std::log(0.01), std::log(100.0));
+  std::vector<T> values(kMaxMaterials);
+  for (T& v : values) v = static_cast<T>(std::exp(value(rng)));
+  std::uniform_int_distribution<int> pick(0, kMaxMaterials - 1);
+  d.alpha_field.resize(d.grid.size());
+  for (T& a : d.alpha_field) a = values[pick(rng)];
+}
+
+// Constant alpha, random alpha in [0.1, 3], layered alpha, random materials.
+enum class Alpha { constant, random, layered, materials };
 template <class T>
 Diffusion<T> make_case(const std::array<int, 3>& n, Alpha kind, std::mt19937& rng) {
   const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
                                        BoundaryKind::dirichlet);
   Diffusion<T> d = make_diffusion<T>(n, bc, kind == Alpha::random, rng);
   if (kind == Alpha::layered) make_layered(d);
+  if (kind == Alpha::materials) make_random_materials(d, rng);
   return d;
 }
-constexpr Alpha kAlphas[] = {Alpha::constant, Alpha::random, Alpha::layered};
+constexpr Alpha kAlphas[] = {Alpha::constant, Alpha::random, Alpha::layered, Alpha::materials};
 
 // The stepper takes the fused path on the GPU; the CPU runs the step operation by operation.
 TYPED_TEST(FusedStep, StepperMatchesCpu) {
@@ -118,15 +139,20 @@ TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
   for (const auto& n : kSizes) {
     if (too_big_for_quick(n)) continue;
     SCOPED_TRACE(static_cast<int>(kind));
-    this->expect_matches_unfused(make_case<T>(n, kind, this->rng_), static_cast<T>(2e-3),
-                                 static_cast<T>(1e-3));
+    const Diffusion<T> d = make_case<T>(n, kind, this->rng_);
+    this->expect_matches_unfused(d, static_cast<T>(2e-3), static_cast<T>(1e-3));
+    if (kind == Alpha::layered || kind == Alpha::materials) {
+      SCOPED_TRACE("material index");
+      this->expect_matches_unfused(d, static_cast<T>(2e-3), static_cast<T>(1e-3), true);
+    }
   }
   for (const auto& n : kLongLines)
     this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
                                  static_cast<T>(1e-3));
   // Variable alpha takes long x lines (the tridiag library's x solve), not long y or z lines.
-  this->expect_matches_unfused(make_case<T>(kLongLines[0], Alpha::layered, this->rng_), static_cast<T>(2e-3),
-                               static_cast<T>(1e-3));
+  const Diffusion<T> layered = make_case<T>(kLongLines[0], Alpha::layered, this->rng_);
+  this->expect_matches_unfused(layered, static_cast<T>(2e-3), static_cast<T>(1e-3));
+  this->expect_matches_unfused(layered, static_cast<T>(2e-3), static_cast<T>(1e-3), true);
 }
 
 // Strongly anisotropic diffusivities and a large tau: tau w from about 5e-3 (z: lines
@@ -142,7 +168,9 @@ TYPED_TEST(FusedStep, MatchesUnfusedStronglyCoupled) {
     d.alpha = {20.0, 1.0, 1e-4};
     this->expect_matches_unfused(d, T(0.05), T(0.1));
     // Variable, layered: tau w from about 0.1 to 1e4 on every axis.
-    this->expect_matches_unfused(make_case<T>(n, Alpha::layered, this->rng_), T(0.05), T(0.1));
+    const Diffusion<T> layered = make_case<T>(n, Alpha::layered, this->rng_);
+    this->expect_matches_unfused(layered, T(0.05), T(0.1));
+    this->expect_matches_unfused(layered, T(0.05), T(0.1), true);
   }
 }
 
