@@ -13,6 +13,7 @@
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/fused_step_xy_kernel.cuh"
 #include "solvers/diffusion.hpp"
+#include "solvers/material_index.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -193,7 +195,7 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
     ADI3D_CUDA_CHECK(cudaMemcpy(a.d, d0, bytes, cudaMemcpyDeviceToDevice));
     ADI3D_CUDA_CHECK(cudaMemcpy(a.u, u0, bytes, cudaMemcpyDeviceToDevice));
   };
-  auto yz = [&](auto kernel, int axis, int nb, int warps, std::size_t smem, bool reference) {
+  auto yz = [&](auto kernel, int axis, int nb, int warps, std::size_t smem, bool reference, const char* what = "") {
     int optin = 0;
     ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
     if (smem > static_cast<std::size_t>(optin)) return;
@@ -210,9 +212,9 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
     else
       diff = max_diff(axis == 1 ? dref : uref, out, pts, n);
     const double ms = median_ms([&] { kernel<<<grid, threads, smem>>>(a); });
-    std::printf("  var %c %d tile%s %2d warps %7.3f ms  %5.1f%% of %.1f copies  smem %6zu resident %4d  diff %.1e\n",
+    std::printf("  var %c %d tile%s %2d warps %7.3f ms  %5.1f%% of %.1f copies  smem %6zu resident %4d  diff %.1e%s\n",
                 axis == 1 ? 'y' : 'z', nb, nb == 2 ? "s" : " ", warps, ms, 100 * copy_ms * (axis == 1 ? 1.5 : 2.0) / ms,
-                axis == 1 ? 1.5 : 2.0, smem, res, diff);
+                axis == 1 ? 1.5 : 2.0, smem, res, diff, what);
   };
   constexpr int W = fused::kVarTwoTileWarps<T>;
   for (int axis = 1; axis <= 2; ++axis) {
@@ -220,6 +222,13 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
        fused::yz_var_smem_bytes<T, L>(n), true);
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W> : fused::yz_var_kernel<T, L, C, 2, false, 2, W>, axis,
        2, W, fused::yz_var_smem_bytes<T, L, false, 2>(n), false);
+    if (!a.material) continue;
+    // Material tiles (a.material: the same field by index); % of the alpha tiles' copies.
+    yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 1, 8, true> : fused::yz_var_kernel<T, L, C, 2, false, 1, 8, true>,
+       axis, 1, 8, fused::yz_var_smem_bytes<T, L, false, 1, true>(n), false, " material");
+    yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W, true>
+                 : fused::yz_var_kernel<T, L, C, 2, false, 2, W, true>,
+       axis, 2, W, fused::yz_var_smem_bytes<T, L, false, 2, true>(n), false, " material");
   }
   restore();
   for (T* p : {d0, u0, dref, uref}) ADI3D_CUDA_CHECK(cudaFree(p));
@@ -357,10 +366,21 @@ void run(int n, bool profile, bool steps_only) {
                 sms, sms / copy_ms);
   }
 
-  // Variable alpha: a random field in [0.5, 1.5] (h), same step.
+  // Variable alpha: a random field in [0.5, 1.5] (h) binned into 5 materials, same step,
+  // and through the field's material index (9 arrays and 4 bytes a node).
   T* alpha;
   ADI3D_CUDA_CHECK(cudaMalloc(&alpha, pts * sizeof(T)));
-  ADI3D_CUDA_CHECK(cudaMemcpy(alpha, h.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  std::vector<T> binned(pts);
+  for (std::size_t p = 0; p < pts; ++p) binned[p] = T(0.5) + T(0.25) * static_cast<int>((h[p] - T(0.5)) * 4);
+  const MaterialIndex<T> m = index_materials(binned, {n, n, n});
+  if (m.materials == 0) throw std::logic_error("fused_tune: binned field not indexed");
+  std::uint8_t* index;
+  T* face_mean;
+  ADI3D_CUDA_CHECK(cudaMalloc(&index, m.index.size()));
+  ADI3D_CUDA_CHECK(cudaMalloc(&face_mean, m.face_mean.size() * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMemcpy(index, m.index.data(), m.index.size(), cudaMemcpyHostToDevice));
+  ADI3D_CUDA_CHECK(cudaMemcpy(face_mean, m.face_mean.data(), m.face_mean.size() * sizeof(T), cudaMemcpyHostToDevice));
+  ADI3D_CUDA_CHECK(cudaMemcpy(alpha, binned.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
   fused::VarPassArgs<T> va{};
   for (int ax = 0; ax < 3; ++ax) {
     va.n[ax] = n;
@@ -370,11 +390,32 @@ void run(int n, bool profile, bool steps_only) {
   va.alpha = alpha;
   va.d = d;
   va.u = u;
+  va.material = index;
+  va.material_face_mean = face_mean;
+  va.material_pitch = m.pitch;
   time_var_passes(va, copy_ms);
   const OperatorView<T> vop = make_operator_view(dif, alpha);
   const double vms = median_ms([&] { step.run(vop, u, nullptr, 2 * tau, tau, d, nullptr); });
-  std::printf("  variable-alpha step %.3f ms = %.2f copies (floor 6.5); %.2fx the constant step\n", vms,
+  std::printf("  variable-alpha step (alpha) %.3f ms = %.2f copies (floor 6.5); %.2fx the constant step\n", vms,
               vms / copy_ms, vms / ms);
+  {
+    OperatorView<T> mop = vop;
+    mop.material = index;
+    mop.material_face_mean = face_mean;
+    mop.material_pitch = m.pitch;
+    const double mms = median_ms([&] { step.run(mop, u, nullptr, 2 * tau, tau, d, nullptr); });
+    std::printf("  %d materials by index: step %.3f ms = %.2f copies (floor %.2f); %.2fx the constant step\n",
+                m.materials, mms, mms / copy_ms, 4.5 + 2.0 / sizeof(T), mms / ms);
+    // Its first two kernels alone (alpha field, then by index).
+    for (const OperatorView<T>* o : {&vop, static_cast<const OperatorView<T>*>(&mop)}) {
+      const double rhs_ms = median_ms(
+          [&] { launch_operator_rhs(CudaPolicy{}.stencil, *o, u, static_cast<const T*>(nullptr), FacePtrs<T>{}, 2 * tau, d, nullptr); });
+      const double x_ms = median_ms([&] { launch_tridiag_generated_x(*o, tau, d, nullptr); });
+      std::printf("  %s: stencil %.3f ms, x solve %.3f ms\n", o == &vop ? "alpha field" : "material index", rhs_ms, x_ms);
+    }
+    ADI3D_CUDA_CHECK(cudaFree(index));
+    ADI3D_CUDA_CHECK(cudaFree(face_mean));
+  }
   ADI3D_CUDA_CHECK(cudaFree(alpha));
   for (T* p : {u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
 }

@@ -124,7 +124,9 @@ struct GeneratedRows {
     } else if (op.material) {
       // The chunk's K material bytes by one load (u0 is a multiple of K and the index's
       // rows of a multiple of 32 bytes: aligned, and inside the row), the two beyond it
-      // by byte; face means from the table (in L1 after the first warps).
+      // by byte, each clamped to the line's end node as axis_row clamps a neighbour; then
+      // the K + 1 face means of the chunk from the table (in L1 after the first warps),
+      // face[i] between rows u0 + i - 1 and u0 + i.
       static_assert(K == 8, "one 8-byte load per chunk");
       int mat[K + 2] = {};
       if (live && u0 < L) {
@@ -135,15 +137,24 @@ struct GeneratedRows {
           mat[i + 1] = (w.x >> (8 * i)) & 0xff;
           mat[i + 5] = (w.y >> (8 * i)) & 0xff;
         }
-        if (u0 > 0) mat[0] = m[-1];
+        mat[0] = u0 > 0 ? m[-1] : mat[1];
         if (u0 + K < L) mat[K + 1] = m[K];
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+          if (u0 + i == L - 1) mat[i + 2] = mat[i + 1];
       }
-      const T* table = op.material_face_mean;
-      auto mean = [table](int a0, int a1) { return __ldg(table + a0 * kMaxMaterials + a1); };
+      T face[K + 1];
+#pragma unroll
+      for (int i = 0; i <= K; ++i) face[i] = __ldg(op.material_face_mean + mat[i] * kMaxMaterials + mat[i + 1]);
+      // Row i's neighbours by position in the chunk, the face between positions a and
+      // a + 1 being face[a]. The clamps are in mat already; generated_row_alpha's own clamp
+      // at a line's first row moves a position onto the next, but only where the row's kind
+      // reads no face below (Dirichlet, Neumann low) or the line has one node (both faces
+      // are the clamped one).
+      auto mean = [&face](int a, int) { return face[a]; };
 #pragma unroll
       for (int i = 0; i < K; ++i)
-        generated_row_alpha(op, tau, mean, mat[i], mat[i + 1], mat[i + 2], u0 + i, L, live, ch.a[i], ch.b[i],
-                            ch.c[i], ch.d[i]);
+        generated_row_alpha(op, tau, mean, i, i + 1, i + 2, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
     } else {
       const T* alpha = op.alpha_field;
       T al[K];
