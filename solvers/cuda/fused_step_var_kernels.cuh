@@ -222,11 +222,12 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   // The data tile's row 0 is node d0 of the line: node 1 (the unknowns only), or node 0.
   constexpr int d0 = kSolveOnly ? 0 : 1;
   const int data_rows = kSolveOnly ? n : R;
-  // The face table, then buffer b: data tile, then alpha (or material) tile.
-  const std::size_t buffer_bytes = yz_var_buffer_bytes<T, L, kSolveOnly, kMaterial>(n);
+  // The face table, then buffer b: data tile, then alpha (or material) tile. (A buffer's
+  // size in values, an int: a 64-bit size held through the loop cost the solve-only
+  // kernels of two buffers registers, and spills.)
+  const int buffer_elems = static_cast<int>(yz_var_buffer_bytes<T, L, kSolveOnly, kMaterial>(n) / sizeof(T));
   T* const table = reinterpret_cast<T*>(smem_raw);
-  unsigned char* const buffer0 = smem_raw + kFaceTableBytes<T, kMaterial>;
-  auto tile_of = [&](int b) { return reinterpret_cast<T*>(buffer0 + b * buffer_bytes); };
+  T* const tile0 = reinterpret_cast<T*>(smem_raw + kFaceTableBytes<T, kMaterial>);
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
@@ -281,12 +282,12 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   if constexpr (kMaterial)  // visible after the first tile's barrier
     for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = a.material_face_mean[e];
   if (NB == 2) {
-    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile_of(0));
+    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
     cp_async_commit();
   }
   int buffer = 0;
   for (int t = blockIdx.x; t < total; t += gridDim.x, buffer ^= NB - 1) {
-    T* const tile = tile_of(buffer);
+    T* const tile = tile0 + buffer * buffer_elems;
     const T* const atile = tile + data_rows * P;
     const unsigned char* const mtile = reinterpret_cast<const unsigned char*>(atile);
     bool ok;
@@ -303,7 +304,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       if (kSolveOnly) __syncthreads();
       const int next = t + gridDim.x;
       if (next < total) {
-        copy_tile(next, tile_of(buffer ^ 1));
+        copy_tile(next, tile0 + (buffer ^ 1) * buffer_elems);
         // The z pass's u of that tile into L2, for the update's loads.
         bool ok2;
         const std::size_t q0 = offset(next, ok2);
