@@ -322,10 +322,10 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
 
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1) {
-  constexpr int L = kTileLines<T, C>;
   if (axis == 0 && bulk_lines)
     return with_x_bulk_lines<T>(bulk_lines, [&](auto L) { return fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C>(n); });
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
+  constexpr int L = kTileLines<T, C>;
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }
 

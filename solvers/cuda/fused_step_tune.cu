@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -373,13 +372,8 @@ void run(int n, bool profile, bool steps_only) {
   std::vector<T> binned(pts);
   for (std::size_t p = 0; p < pts; ++p) binned[p] = T(0.5) + T(0.25) * static_cast<int>((h[p] - T(0.5)) * 4);
   const MaterialIndex<T> m = index_materials(binned, {n, n, n});
-  if (m.materials == 0) throw std::logic_error("fused_tune: binned field not indexed");
-  std::uint8_t* index;
-  T* face_mean;
-  ADI3D_CUDA_CHECK(cudaMalloc(&index, m.index.size()));
-  ADI3D_CUDA_CHECK(cudaMalloc(&face_mean, m.face_mean.size() * sizeof(T)));
-  ADI3D_CUDA_CHECK(cudaMemcpy(index, m.index.data(), m.index.size(), cudaMemcpyHostToDevice));
-  ADI3D_CUDA_CHECK(cudaMemcpy(face_mean, m.face_mean.data(), m.face_mean.size() * sizeof(T), cudaMemcpyHostToDevice));
+  CudaBackend<T> backend(0);  // owns the index's device memory
+  const MaterialArrays<T> materials = upload_materials(backend, m);
   ADI3D_CUDA_CHECK(cudaMemcpy(alpha, binned.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
   fused::VarPassArgs<T> va{};
   for (int ax = 0; ax < 3; ++ax) {
@@ -390,9 +384,9 @@ void run(int n, bool profile, bool steps_only) {
   va.alpha = alpha;
   va.d = d;
   va.u = u;
-  va.material = index;
-  va.material_face_mean = face_mean;
-  va.material_pitch = m.pitch;
+  va.material = materials.index.data();
+  va.material_face_mean = materials.face_mean.data();
+  va.material_pitch = materials.pitch;
   time_var_passes(va, copy_ms);
   const OperatorView<T> vop = make_operator_view(dif, alpha);
   const double vms = median_ms([&] { step.run(vop, u, nullptr, 2 * tau, tau, d, nullptr); });
@@ -400,9 +394,7 @@ void run(int n, bool profile, bool steps_only) {
               vms / copy_ms, vms / ms);
   {
     OperatorView<T> mop = vop;
-    mop.material = index;
-    mop.material_face_mean = face_mean;
-    mop.material_pitch = m.pitch;
+    materials.attach(mop);
     const double mms = median_ms([&] { step.run(mop, u, nullptr, 2 * tau, tau, d, nullptr); });
     std::printf("  %d materials by index: step %.3f ms = %.2f copies (floor %.2f); %.2fx the constant step\n",
                 m.materials, mms, mms / copy_ms, 4.5 + 2.0 / sizeof(T), mms / ms);
@@ -413,8 +405,6 @@ void run(int n, bool profile, bool steps_only) {
       const double x_ms = median_ms([&] { launch_tridiag_generated_x(*o, tau, d, nullptr); });
       std::printf("  %s: stencil %.3f ms, x solve %.3f ms\n", o == &vop ? "alpha field" : "material index", rhs_ms, x_ms);
     }
-    ADI3D_CUDA_CHECK(cudaFree(index));
-    ADI3D_CUDA_CHECK(cudaFree(face_mean));
   }
   ADI3D_CUDA_CHECK(cudaFree(alpha));
   for (T* p : {u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
