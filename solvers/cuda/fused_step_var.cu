@@ -1,15 +1,21 @@
-// Launches of the fused Douglas step for a node diffusivity field. Pass x is not fused:
-// a warp-per-line solve with the rhs formed inside (x pass of fused_step_kernels.cuh with
-// alpha) ran 3.7 ms at 512^3 float on an H100, latency-bound by its dependent chain of
-// divisions at 16 warps per SM, against about 1.5 ms for the stencil and the tridiag
-// library's x solve apart. Passes y and z are fused (fused_step_var_kernels.cuh): y solves
-// in place, z solves and adds to u. 13 arrays per point (14 with a source), against 15
-// for the unfused step.
+// Launches of the fused Douglas step for a node diffusivity field. Pass x: with a material
+// index, one kernel that forms the rhs and solves (fused_step_var_x_kernel.cuh: u and the
+// index in, d out) where it applies; else the stencil and the tridiag library's x solve
+// apart (a warp-per-line solve with the rhs formed inside, the x pass of
+// fused_step_kernels.cuh with alpha, ran 3.7 ms at 512^3 float on an H100, latency-bound
+// by the harmonic means' and pivots' divisions, against about 1.5 ms for the two apart;
+// the tridiag library's generated rows forming the rhs themselves from u and its four
+// neighbour lines, material index, ran 1.36 ms, issue-bound, against 1.38 for the two
+// apart). Passes y and z are fused (fused_step_var_kernels.cuh): y solves in place, z
+// solves and adds to u. Arrays per point: 13 with alpha (14 with a source), against 15
+// for the unfused step; 7 and three reads of the index with it.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
+#include "solvers/cuda/fused_step_var_x_kernel.cuh"
+#include "solvers/cuda/plane_split.hpp"
 
 #include <cuda_runtime.h>
 
@@ -18,6 +24,62 @@
 #include <type_traits>
 
 namespace adi3d::cuda {
+namespace {
+
+// The material x pass (fused_step_var_x_kernel.cuh) in blocks of L line warps; false
+// (nothing launched) where its shared memory exceeds optin or bulk copies are not usable.
+template <class T, int L, int C>
+bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, int sms, int optin, cudaStream_t s) {
+  auto kernel = fused::var_x_pass_kernel<T, L, C>;
+  const std::size_t smem = fused::var_x_smem_bytes<T, L, C>(args.n[0], args.material_pitch);
+  if (smem > static_cast<std::size_t>(optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
+    return false;
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
+  if (per_sm < 1) return false;
+  const int tiles = (args.n[1] - 2 + L - 1) / L, planes = args.n[2] - 2;
+  fused::VarXArgs<T> a = args;
+  a.kseg = ring_planes_per_block(tiles, planes, per_sm * sms);
+  kernel<<<dim3(tiles, (planes + a.kseg - 1) / a.kseg), 32 * (L + 1), smem, s>>>(a);
+  ADI3D_CUDA_LAUNCH_CHECK();
+  return true;
+}
+
+// Pass x of a material-index step in one kernel where it applies: 16 line warps a block
+// where the slots fit (float lines up to about 520 nodes), else 8; false elsewhere (rows
+// of u not whole 16-byte units, unaligned arrays, lines the warp solve does not take).
+template <class T>
+bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device, int sms,
+                  int optin, cudaStream_t s) {
+  const int nx = op.n[0];
+  const int cap = fused::chunk_cap(nx);
+  if (!op.material || cap == 0 || (static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) ||
+      !aligned16(d) || (f && !aligned16(f)) || !aligned16(op.material) || op.material_pitch % 16 != 0)
+    return false;
+  fused::VarXArgs<T> a{};
+  for (int axis = 0; axis < 3; ++axis) {
+    a.n[axis] = op.n[axis];
+    a.inv_h2[axis] = op.inv_h2[axis];
+  }
+  a.dt = dt;
+  a.tau = tau;
+  a.u = u;
+  a.f = f;
+  a.d = d;
+  a.material = op.material;
+  a.material_face_mean = op.material_face_mean;
+  a.material_pitch = static_cast<int>(op.material_pitch);
+  return fused::with_chunk_cap(cap, [&](auto C) {
+    constexpr int c = C.value;
+    if constexpr (sizeof(T) == 4 && c <= 17)
+      if (launch_var_x_lines<T, 16, c>(a, device, sms, optin, s)) return true;
+    return launch_var_x_lines<T, 8, c>(a, device, sms, optin, s);
+  });
+}
+
+}  // namespace
+
 template <class T>
 bool fused_variable_applies(const OperatorView<T>& op, int device) {
   for (int axis = 0; axis < 3; ++axis)
@@ -37,12 +99,25 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
 }
 
 template <class T>
-void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
-                         CUstream_st* stream) {
+int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
+                          CUstream_st* stream) {
   const cudaStream_t s = stream;
+  int sms = 0, optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (launch_var_x(op, u, f, dt, tau, d, device, sms, optin, s))
+    return 1;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
+  return 2;
+}
+
+template <class T>
+void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
+                         CUstream_st* stream) {
+  const cudaStream_t s = stream;
+  fused_variable_x_pass(op, u, f, dt, tau, d, device, stream);
   int sms = 0, optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -77,6 +152,10 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
 
 template bool fused_variable_applies<float>(const OperatorView<float>&, int);
 template bool fused_variable_applies<double>(const OperatorView<double>&, int);
+template int fused_variable_x_pass<float>(const OperatorView<float>&, const float*, const float*, float, float,
+                                          float*, int, CUstream_st*);
+template int fused_variable_x_pass<double>(const OperatorView<double>&, const double*, const double*, double,
+                                           double, double*, int, CUstream_st*);
 template void fused_variable_step<float>(const OperatorView<float>&, float*, const float*, float, float,
                                          float*, int, CUstream_st*);
 template void fused_variable_step<double>(const OperatorView<double>&, double*, const double*, double,

@@ -18,4 +18,11 @@ template <class T>
 void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
                          CUstream_st* stream);
 
+// Its first pass alone, d = (I - tau Ax)^-1 dt (A u + f) on the interior nodes (with a
+// material index, the x pass that forms the rhs itself where it applies; else the stencil
+// and the x solve). Returns the kernels launched: 1 or 2.
+template <class T>
+int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
+                          CUstream_st* stream);
+
 }  // namespace adi3d::cuda

@@ -59,8 +59,7 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
 
 // Row u of line g with an alpha field: the same rule from the diffusivities at u-1, u and
 // u+1 (am, ac, ap), held in registers; past the line's ends the neighbour is clamped to
-// the node itself, as axis_row clamps it. Face means by mean: the fast division (float),
-// or the material table's lookup (A: a material).
+// the node itself, as axis_row clamps it. Face means by mean (the fast division in float).
 template <class T, class A, class Mean>
 __device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, Mean mean, A am, A ac, A ap,
                                                     long u, long L, bool live, T& a, T& b, T& c, T& d) {
@@ -146,15 +145,19 @@ struct GeneratedRows {
       T face[K + 1];
 #pragma unroll
       for (int i = 0; i <= K; ++i) face[i] = __ldg(op.material_face_mean + mat[i] * kMaxMaterials + mat[i + 1]);
-      // Row i's neighbours by position in the chunk, the face between positions a and
-      // a + 1 being face[a]. The clamps are in mat already; generated_row_alpha's own clamp
-      // at a line's first row moves a position onto the next, but only where the row's kind
-      // reads no face below (Dirichlet, Neumann low) or the line has one node (both faces
-      // are the clamped one).
-      auto mean = [&face](int a, int) { return face[a]; };
+      // Row i's faces are face[i] and face[i + 1] (the clamps are in mat already), handed to
+      // row_weights_by as the values it would mean (a mean that returns its first
+      // argument): picking them by a runtime index (generated_row_alpha's clamp of the
+      // neighbour at a line's first row) put the faces in local memory.
+      auto first = [](T f0, T) { return f0; };
 #pragma unroll
       for (int i = 0; i < K; ++i)
-        generated_row_alpha(op, tau, mean, i, i + 1, i + 2, u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+        put_row(u0 + i, L, live, [&] {
+          AxisRow<T> r{};
+          r.kind = row_kind(static_cast<int>(u0 + i), static_cast<int>(L), op.lo[0], op.hi[0]);
+          r.w = row_weights_by(first, r.kind, face[i], face[i + 1], face[i + 1], op.inv_h2[0]);
+          return implicit_row(r, tau);
+        }, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
     } else {
       const T* alpha = op.alpha_field;
       T al[K];

@@ -1,0 +1,190 @@
+#pragma once
+// Pass x of the fused variable step with a material index (fused_step_var.cu):
+//   d = (I - tau Ax)^-1 dt (A u + f)
+// formed and solved in one kernel, as the constant step's bulk x pass
+// (fused_step_kernels.cuh, x_pass_bulk_kernel): a block of L line warps and a producer
+// warp owns rows j0..j0+L-1 over a range of planes; the producer streams each plane's
+// L+2 rows of u and of the material bytes through one PlaneRing (plane_ring.cuh; the two
+// arrays' slots share its barriers); line warp w forms the rhs of row j0+w of plane k on
+// its lane's chunk of C rows from planes k-1..k+1, the face means looked up in the
+// material table (in shared memory), solves the line by warp_solve_var (the y/z tiles'
+// partition solve: each line has rows of its own) and stores it from a staging row by one
+// bulk copy. u and the index come from DRAM once, and d goes out once: 2 arrays and a
+// byte per point, against 4 and two bytes for the stencil and the x solve apart.
+// Internal to the CUDA backend.
+#include "solvers/cuda/async_copy.cuh"
+#include "solvers/cuda/fused_step_kernels.cuh"
+#include "solvers/cuda/fused_step_var_kernels.cuh"
+#include "solvers/cuda/plane_ring.cuh"
+#include "solvers/material_index.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace adi3d::cuda::fused {
+
+template <class T>
+struct VarXArgs {
+  int n[3];
+  T inv_h2[3];
+  T dt, tau;
+  const T* u;
+  const T* f;  // source or null
+  T* d;
+  const std::uint8_t* material;
+  const T* material_face_mean;
+  int material_pitch;  // bytes per row of the index (a multiple of 32)
+  int kseg;            // planes per block
+};
+
+constexpr int kVarXSlots = 4;
+
+// Shared memory: the face table, NS material slots of L+2 rows of the index's pitch, NS
+// slots of u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS barriers. A
+// lane's last rows read past the end of a material row (padding rows, up to 32 C + 1):
+// into the next row, or from the last slot's into u's slots; the bytes read are masked to
+// a material (what padding rows compute is dropped by the solve), so no padding is needed.
+template <class T, int L, int C>
+std::size_t var_x_smem_bytes(int nx, int material_pitch) {
+  constexpr int NS = kVarXSlots;
+  return kMaxMaterials * kMaxMaterials * sizeof(T) + static_cast<std::size_t>(NS) * (L + 2) * material_pitch +
+         (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
+         2 * NS * sizeof(unsigned long long);
+}
+
+// A u and the faces on this lane's C rows of an x line, with materials: sc / mc point at
+// the lane's first row (node 1 + lane C) of line j in plane k, in the u and material
+// slots; the rows beside it are a slot row (stride, mstride) apart, the planes beside it
+// in their slots at the same offsets (pm / pp: u, qm / qp: materials). face[q] on return:
+// the mean of the face between rows q-1 and q of the chunk (q = 0..C).
+template <class T, int C>
+__device__ __forceinline__ void material_operator_rows(T (&v)[C], T (&face)[C + 1], const T* table, const T* sc,
+                                                       const T* pm, const T* pp, int stride,
+                                                       const unsigned char* mc, const unsigned char* qm,
+                                                       const unsigned char* qp, int mstride, const T (&h)[3]) {
+  auto mat = [](const unsigned char* p, int q) { return static_cast<int>(p[q] & (kMaxMaterials - 1)); };
+  auto mean = [table](int a, int b) { return table[a * kMaxMaterials + b]; };
+  int below = mat(mc, -1);
+#pragma unroll
+  for (int q = 0; q <= C; ++q) {
+    const int m = mat(mc, q);
+    face[q] = mean(below, m);
+    below = m;
+  }
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const int m = mat(mc, q);
+    const T uc = sc[q];
+    // apply_operator's order, so the sums round as the stencil's.
+    T sum = (face[q] * h[0]) * (sc[q - 1] - uc) + (face[q + 1] * h[0]) * (sc[q + 1] - uc);
+    sum += (mean(mat(mc - mstride, q), m) * h[1]) * (sc[q - stride] - uc) +
+           (mean(m, mat(mc + mstride, q)) * h[1]) * (sc[q + stride] - uc);
+    sum += (mean(mat(qm, q), m) * h[2]) * (pm[q] - uc) + (mean(m, mat(qp, q)) * h[2]) * (pp[q] - uc);
+    v[q] = sum;
+  }
+}
+
+template <class T, int L, int C>
+__global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
+  constexpr int NS = kVarXSlots;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
+  const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  const int stride = x_row_stride<T, C>(nx), mstride = a.material_pitch;
+  const int j0 = 1 + blockIdx.x * L;
+  const int kb = 1 + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
+  if (kb >= ke) return;
+  const int tid = threadIdx.x;
+  constexpr int kThreads = 32 * (L + 1);
+
+  // Layout (var_x_smem_bytes); everything zeroed once: rows past the grid are never
+  // copied, and a staging row's nodes 0 and nx-1 stay 0 (zero increments on the x faces).
+  T* table = reinterpret_cast<T*>(smem_raw);
+  unsigned char* mslots = smem_raw + kMaxMaterials * kMaxMaterials * sizeof(T);
+  T* uslots = reinterpret_cast<T*>(mslots + static_cast<std::size_t>(NS) * (L + 2) * mstride);
+  T* stages = uslots + NS * (L + 2) * stride;
+  auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
+  const PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, kb - 1};
+  for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = a.material_face_mean[e];
+  {
+    auto* words = reinterpret_cast<unsigned*>(mslots);
+    const int n_words = static_cast<int>((reinterpret_cast<unsigned char*>(bars) - mslots) / sizeof(unsigned));
+    for (int e = tid; e < n_words; e += kThreads) words[e] = 0u;
+  }
+  fence_proxy_async();  // the zeros before the bulk loads that overwrite them
+  ring.init(L);
+  __syncthreads();
+
+  const int warp = tid / 32, lane = tid & 31;
+  const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
+  const unsigned mrow_bytes = static_cast<unsigned>(mstride);
+  if (warp == L) {
+    // The producer lane: both arrays' rows of plane p on the plane's full barrier.
+    if (lane == 0) {
+      const int rows = min(L + 2, ny - (j0 - 1));
+      for (int p = kb - 1; p <= ke; ++p) {
+        const int slot = ring.slot_of(p);
+        if (p - ring.first >= NS) mbarrier_wait(ring.empty + slot, ring.parity_of(p) ^ 1u);
+        mbarrier_arrive_expect_tx(ring.full + slot, rows * (row_bytes + mrow_bytes));
+        const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
+        T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
+        unsigned char* mdst = mslots + static_cast<std::size_t>(slot) * (L + 2) * mstride;
+        for (int r = 0; r < rows; ++r) {
+          bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes, ring.full + slot);
+          bulk_load(mdst + static_cast<std::size_t>(r) * mstride, a.material + (first_row + r) * mstride, mrow_bytes,
+                    ring.full + slot);
+        }
+      }
+    }
+    return;
+  }
+
+  const int j = j0 + warp;
+  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+  const int lane_row = 1 + lane * C;  // this lane's first node
+  const int lim = (nx - 2) - lane * C;  // rows of this lane's chunk inside the line
+  T* stage = stages + warp * stride;
+  const T h[3] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2]};
+  const T tw = a.tau * a.inv_h2[0];
+  auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + lane_row; };
+  auto mslot = [&](int k) {
+    return mslots + static_cast<std::size_t>(ring.slot_of(k)) * (L + 2) * mstride + (warp + 1) * mstride + lane_row;
+  };
+  ring.wait(kb - 1);
+  ring.wait(kb);
+  for (int k = kb; k < ke; ++k) {
+    ring.wait(k + 1);
+    const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
+    if (a.f && line && k + 1 < ke)
+      for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
+    T v[C], face[C + 1];
+    material_operator_rows<T, C>(v, face, table, uslot(k), uslot(k - 1), uslot(k + 1), stride, mslot(k),
+                                 mslot(k - 1), mslot(k + 1), mstride, h);
+    // Plane k-1 is done with (this warp's last read of it); the staging row is free once
+    // the last store has read it.
+    ring.release(k - 1);
+    if (lane == 0) bulk_wait_read();
+    __syncwarp();
+    if (a.f)
+      finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt);
+    else
+      finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt);
+    warp_solve_var<T, C>(v, [&](int q) { return tw * face[q]; }, [](int) { return T(1); }, lim);
+    T* out = stage + lane_row;
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+      if (q < lim) out[q] = v[q];
+    fence_proxy_async();
+    __syncwarp();
+    if (line && lane == 0) {
+      bulk_store(a.d + row, stage, row_bytes);
+      bulk_commit();
+    }
+  }
+  if (lane == 0) bulk_wait();
+}
+
+}  // namespace adi3d::cuda::fused
