@@ -58,6 +58,7 @@ MaterialArrays<T> upload_materials(Backend<T>& backend, const MaterialIndex<T>& 
   a.face_mean = backend.allocate(m.face_mean.size());
   backend.upload(m.face_mean.data(), a.face_mean.data(), m.face_mean.size());
   a.pitch = m.pitch;
+  a.count = m.materials;
   return a;
 }
 

@@ -43,11 +43,13 @@ struct MaterialArrays {
   Array<std::uint8_t> index;
   Array<T> face_mean;
   int pitch = 0;
+  int count = 0;  // materials
 
   void attach(OperatorView<T>& op) const {
     op.material = index.data();
     op.material_face_mean = face_mean.data();
     op.material_pitch = pitch;
+    op.material_count = count;
   }
 };
 template <class T>

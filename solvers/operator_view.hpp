@@ -23,6 +23,7 @@ struct OperatorView {
   const std::uint8_t* material;     // node (i, j, k) at i + material_pitch (j + ny k)
   const T* material_face_mean;      // kMaxMaterials^2 face means
   int material_pitch;
+  int material_count;               // materials in use: bytes 0 .. material_count-1
 };
 
 }  // namespace adi3d

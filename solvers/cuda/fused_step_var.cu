@@ -46,15 +46,15 @@ bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, int sms, int
   return true;
 }
 
-// Pass x of a material-index step in one kernel where it applies: 16 line warps a block
-// where the slots fit (float lines up to about 520 nodes), else 8; false elsewhere (rows
-// of u not whole 16-byte units, unaligned arrays, lines the warp solve does not take).
+// Pass x of a material-index step in one kernel where it applies; false elsewhere (rows of
+// u not whole 16-byte units, unaligned arrays, lines the warp solve does not take, slots
+// beyond shared memory: double lines of more than 546 nodes).
 template <class T>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device, int sms,
                   int optin, cudaStream_t s) {
   const int nx = op.n[0];
   const int cap = fused::chunk_cap(nx);
-  if (!op.material || cap == 0 || (static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) ||
+  if (!op.material || op.material_count < 1 || op.material_count > kMaxMaterials || cap == 0 || (static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) ||
       !aligned16(d) || (f && !aligned16(f)) || !aligned16(op.material) || op.material_pitch % 16 != 0)
     return false;
   fused::VarXArgs<T> a{};
@@ -69,12 +69,15 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
   a.d = d;
   a.material = op.material;
   a.material_face_mean = op.material_face_mean;
-  a.material_pitch = static_cast<int>(op.material_pitch);
+  a.material_pitch = op.material_pitch;
+  a.material_count = op.material_count;
   return fused::with_chunk_cap(cap, [&](auto C) {
     constexpr int c = C.value;
-    if constexpr (sizeof(T) == 4 && c <= 17)
-      if (launch_var_x_lines<T, 16, c>(a, device, sms, optin, s)) return true;
-    return launch_var_x_lines<T, 8, c>(a, device, sms, optin, s);
+    constexpr int L = fused::var_x_lines<T, c>();
+    if constexpr (fused::var_x_fits<T, L, c>())
+      return launch_var_x_lines<T, L, c>(a, device, sms, optin, s);
+    else
+      return false;
   });
 }
 

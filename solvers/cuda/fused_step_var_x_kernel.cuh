@@ -36,54 +36,89 @@ struct VarXArgs {
   const std::uint8_t* material;
   const T* material_face_mean;
   int material_pitch;  // bytes per row of the index (a multiple of 32)
+  int material_count;
   int kseg;            // planes per block
 };
 
 constexpr int kVarXSlots = 4;
 
-// Shared memory: the face table, NS material slots of L+2 rows of the index's pitch, NS
+// Shared memory: the face table (room for kMaxMaterials^2), NS material slots of L+2 rows of the index's pitch, NS
 // slots of u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS barriers. A
 // lane's last rows read past the end of a material row (padding rows, up to 32 C + 1):
 // into the next row, or from the last slot's into u's slots; the bytes read are masked to
 // a material (what padding rows compute is dropped by the solve), so no padding is needed.
 template <class T, int L, int C>
-std::size_t var_x_smem_bytes(int nx, int material_pitch) {
+constexpr std::size_t var_x_smem_bytes(int nx, int material_pitch) {
   constexpr int NS = kVarXSlots;
   return kMaxMaterials * kMaxMaterials * sizeof(T) + static_cast<std::size_t>(NS) * (L + 2) * material_pitch +
          (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
+// Whether the longest lines of chunk C fit the largest opt-in shared memory of a block
+// (227 KiB, sm_90); the kernels of those that do not are not built.
+template <class T, int L, int C>
+constexpr bool var_x_fits() {
+  constexpr int nx = 32 * C + 2;
+  return var_x_smem_bytes<T, L, C>(nx, (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign) <=
+         227 * 1024;
+}
+
+// The face table in shared memory, rows of `materials` entries (not kMaxMaterials): the
+// lookups of a few materials then fall in distinct banks (at 16 entries a row, the entries
+// of 5 materials shared 10 banks).
+struct CompactTable {
+  int pitch;
+  __device__ __forceinline__ int at(int a, int b) const { return a * pitch + b; }
+};
+
+// The material of byte q of a slot row; bytes past the line (padding rows of the last
+// lanes, read from the next row or slot) are masked into the table's range.
+__device__ __forceinline__ int slot_material(const unsigned char* p, int q) {
+  return static_cast<int>(p[q] & (kMaxMaterials - 1));
+}
 
 // A u and the faces on this lane's C rows of an x line, with materials: sc / mc point at
 // the lane's first row (node 1 + lane C) of line j in plane k, in the u and material
 // slots; the rows beside it are a slot row (stride, mstride) apart, the planes beside it
-// in their slots at the same offsets (pm / pp: u, qm / qp: materials). face[q] on return:
-// the mean of the face between rows q-1 and q of the chunk (q = 0..C).
+// in their slots at the same offsets (pm / pp: u, qp: materials of plane k+1). z_face:
+// on entry the means of the faces below the rows (to plane k-1: the last plane's faces
+// above), on return those above (to plane k+1). face[q] on return: the mean of the x face
+// between rows q-1 and q of the chunk (q = 0..C).
 template <class T, int C>
-__device__ __forceinline__ void material_operator_rows(T (&v)[C], T (&face)[C + 1], const T* table, const T* sc,
-                                                       const T* pm, const T* pp, int stride,
-                                                       const unsigned char* mc, const unsigned char* qm,
-                                                       const unsigned char* qp, int mstride, const T (&h)[3]) {
-  auto mat = [](const unsigned char* p, int q) { return static_cast<int>(p[q] & (kMaxMaterials - 1)); };
-  auto mean = [table](int a, int b) { return table[a * kMaxMaterials + b]; };
-  int below = mat(mc, -1);
+__device__ __forceinline__ void material_operator_rows(T (&v)[C], T (&face)[C + 1], T (&z_face)[C], const T* table,
+                                                       CompactTable tab, const T* sc, const T* pm, const T* pp,
+                                                       int stride, const unsigned char* mc, const unsigned char* qp,
+                                                       int mstride, const T (&h)[3]) {
+  auto mean = [&](int a, int b) { return table[tab.at(a, b)]; };
+  int below = slot_material(mc, -1);
 #pragma unroll
   for (int q = 0; q <= C; ++q) {
-    const int m = mat(mc, q);
+    const int m = slot_material(mc, q);
     face[q] = mean(below, m);
     below = m;
   }
 #pragma unroll
   for (int q = 0; q < C; ++q) {
-    const int m = mat(mc, q);
+    const int m = slot_material(mc, q);
     const T uc = sc[q];
+    const T z_up = mean(m, slot_material(qp, q));
     // apply_operator's order, so the sums round as the stencil's.
     T sum = (face[q] * h[0]) * (sc[q - 1] - uc) + (face[q + 1] * h[0]) * (sc[q + 1] - uc);
-    sum += (mean(mat(mc - mstride, q), m) * h[1]) * (sc[q - stride] - uc) +
-           (mean(m, mat(mc + mstride, q)) * h[1]) * (sc[q + stride] - uc);
-    sum += (mean(mat(qm, q), m) * h[2]) * (pm[q] - uc) + (mean(m, mat(qp, q)) * h[2]) * (pp[q] - uc);
+    sum += (mean(slot_material(mc - mstride, q), m) * h[1]) * (sc[q - stride] - uc) +
+           (mean(m, slot_material(mc + mstride, q)) * h[1]) * (sc[q + stride] - uc);
+    sum += (z_face[q] * h[2]) * (pm[q] - uc) + (z_up * h[2]) * (pp[q] - uc);
     v[q] = sum;
+    z_face[q] = z_up;
   }
+}
+
+// Line warps per block: with the producer, 16 or 8 warps, 4 or 2 per scheduler, so that
+// each may hold 128 or 255 registers (17 warps, at 16 lines, left 96: the float solve of
+// 17-row chunks spilled); 15 lines where the slots fit (float lines of up to 546 nodes),
+// else 7.
+template <class T, int C>
+constexpr int var_x_lines() {
+  return sizeof(T) == 4 && C <= 17 ? 15 : 7;
 }
 
 template <class T, int L, int C>
@@ -108,7 +143,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   T* stages = uslots + NS * (L + 2) * stride;
   auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
   const PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, kb - 1};
-  for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = a.material_face_mean[e];
+  const CompactTable tab{a.material_count};
+  for (int e = tid; e < a.material_count * a.material_count; e += kThreads)
+    table[e] = a.material_face_mean[(e / a.material_count) * kMaxMaterials + e % a.material_count];
   {
     auto* words = reinterpret_cast<unsigned*>(mslots);
     const int n_words = static_cast<int>((reinterpret_cast<unsigned char*>(bars) - mslots) / sizeof(unsigned));
@@ -155,14 +192,22 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   };
   ring.wait(kb - 1);
   ring.wait(kb);
+  // The faces below the first plane's rows; then each plane's faces above carry over.
+  T z_face[C];
+  {
+    const unsigned char* mc = mslot(kb);
+    const unsigned char* mm = mslot(kb - 1);
+#pragma unroll
+    for (int q = 0; q < C; ++q) z_face[q] = table[tab.at(slot_material(mm, q), slot_material(mc, q))];
+  }
   for (int k = kb; k < ke; ++k) {
     ring.wait(k + 1);
     const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
     if (a.f && line && k + 1 < ke)
       for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
     T v[C], face[C + 1];
-    material_operator_rows<T, C>(v, face, table, uslot(k), uslot(k - 1), uslot(k + 1), stride, mslot(k),
-                                 mslot(k - 1), mslot(k + 1), mstride, h);
+    material_operator_rows<T, C>(v, face, z_face, table, tab, uslot(k), uslot(k - 1), uslot(k + 1), stride, mslot(k),
+                                 mslot(k + 1), mstride, h);
     // Plane k-1 is done with (this warp's last read of it); the staging row is free once
     // the last store has read it.
     ring.release(k - 1);
