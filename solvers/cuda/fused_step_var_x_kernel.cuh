@@ -63,16 +63,24 @@ constexpr bool var_x_fits() {
          227 * 1024;
 }
 
-// The face table in shared memory, rows of `materials` entries (not kMaxMaterials): the
-// lookups of a few materials then fall in distinct banks (at 16 entries a row, the entries
-// of 5 materials shared 10 banks).
+// The face table in shared memory with rows of the materials in use (not kMaxMaterials):
+// the lookups of a few materials then fall in distinct banks (at 16 a row, the entries of
+// 5 materials shared 10 banks). (The y/z tiles kept rows of 16: there it measured no
+// faster.)
 struct CompactTable {
   int pitch;
   __device__ __forceinline__ int at(int a, int b) const { return a * pitch + b; }
 };
+// Every thread of the block; a barrier before use.
+template <class T>
+__device__ __forceinline__ void load_compact_face_table(T* table, const T* face_mean, int count, int tid,
+                                                        int threads) {
+  for (int e = tid; e < count * count; e += threads) table[e] = face_mean[(e / count) * kMaxMaterials + e % count];
+}
 
 // The material of byte q of a slot row; bytes past the line (padding rows of the last
-// lanes, read from the next row or slot) are masked into the table's range.
+// lanes, read from the next row or slot) are masked into kMaxMaterials^2 values of
+// shared memory (the table's room; what they look up is dropped with the padding rows).
 __device__ __forceinline__ int slot_material(const unsigned char* p, int q) {
   return static_cast<int>(p[q] & (kMaxMaterials - 1));
 }
@@ -144,8 +152,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
   const PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, kb - 1};
   const CompactTable tab{a.material_count};
-  for (int e = tid; e < a.material_count * a.material_count; e += kThreads)
-    table[e] = a.material_face_mean[(e / a.material_count) * kMaxMaterials + e % a.material_count];
+  load_compact_face_table(table, a.material_face_mean, a.material_count, tid, kThreads);
   {
     auto* words = reinterpret_cast<unsigned*>(mslots);
     const int n_words = static_cast<int>((reinterpret_cast<unsigned char*>(bars) - mslots) / sizeof(unsigned));
