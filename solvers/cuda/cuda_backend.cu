@@ -273,6 +273,7 @@ bool CudaBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T
                                         T* scratch) {
   activate();
   fused_.set_merge_xy(policy_.fused_xy);
+  fused_.set_material_x_pass(policy_.material_x_pass);
   return fused_.run(op, u, f, dt, tau, scratch, stream_);
 }
 
@@ -374,6 +375,10 @@ template <class T>
 bool last_fused_xy(const Backend<T>& backend) {
   return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_fused_xy();
 }
+template <class T>
+bool last_material_x_pass(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_material_x_pass();
+}
 
 template <class T>
 bool bulk_copy_kernels_usable(const Backend<T>& backend) {
@@ -388,7 +393,8 @@ bool bulk_copy_kernels_usable(const Backend<T>& backend) {
   template void set_x_solve_variant<T>(Backend<T>&, XSolveVariant);   \
   template StencilVariant last_stencil_variant<T>(const Backend<T>&); \
   template XSolveVariant last_x_solve_variant<T>(const Backend<T>&);   \
-  template bool last_fused_xy<T>(const Backend<T>&);
+  template bool last_fused_xy<T>(const Backend<T>&);                   \
+  template bool last_material_x_pass<T>(const Backend<T>&);
 ADI3D_INSTANTIATE_VARIANTS(float)
 ADI3D_INSTANTIATE_VARIANTS(double)
 #undef ADI3D_INSTANTIATE_VARIANTS

@@ -103,12 +103,12 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
 
 template <class T>
 int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-                          CUstream_st* stream) {
+                          CUstream_st* stream, bool material_x_pass) {
   const cudaStream_t s = stream;
   int sms = 0, optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (launch_var_x(op, u, f, dt, tau, d, device, sms, optin, s))
+  if (material_x_pass && launch_var_x(op, u, f, dt, tau, d, device, sms, optin, s))
     return 1;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
   if (!launch_tridiag_generated_x(op, tau, d, s))
@@ -117,10 +117,10 @@ int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T d
 }
 
 template <class T>
-void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
-                         CUstream_st* stream) {
+bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
+                         CUstream_st* stream, bool material_x_pass) {
   const cudaStream_t s = stream;
-  fused_variable_x_pass(op, u, f, dt, tau, d, device, stream);
+  const bool one_kernel_x = fused_variable_x_pass(op, u, f, dt, tau, d, device, stream, material_x_pass) == 1;
   int sms = 0, optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -151,17 +151,18 @@ void fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
     launch.kernel<<<std::min(tiles, std::max(1, per_sm) * sms), launch.threads, launch.smem, s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();
   }
+  return one_kernel_x;
 }
 
 template bool fused_variable_applies<float>(const OperatorView<float>&, int);
 template bool fused_variable_applies<double>(const OperatorView<double>&, int);
 template int fused_variable_x_pass<float>(const OperatorView<float>&, const float*, const float*, float, float,
-                                          float*, int, CUstream_st*);
+                                          float*, int, CUstream_st*, bool);
 template int fused_variable_x_pass<double>(const OperatorView<double>&, const double*, const double*, double,
-                                           double, double*, int, CUstream_st*);
-template void fused_variable_step<float>(const OperatorView<float>&, float*, const float*, float, float,
-                                         float*, int, CUstream_st*);
-template void fused_variable_step<double>(const OperatorView<double>&, double*, const double*, double,
-                                          double, double*, int, CUstream_st*);
+                                           double, double*, int, CUstream_st*, bool);
+template bool fused_variable_step<float>(const OperatorView<float>&, float*, const float*, float, float,
+                                         float*, int, CUstream_st*, bool);
+template bool fused_variable_step<double>(const OperatorView<double>&, double*, const double*, double,
+                                          double, double*, int, CUstream_st*, bool);
 
 }  // namespace adi3d::cuda

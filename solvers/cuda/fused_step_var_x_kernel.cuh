@@ -42,15 +42,23 @@ struct VarXArgs {
 
 constexpr int kVarXSlots = 4;
 
-// Shared memory: the face table (room for kMaxMaterials^2), NS material slots of L+2 rows of the index's pitch, NS
-// slots of u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS barriers. A
-// lane's last rows read past the end of a material row (padding rows, up to 32 C + 1):
-// into the next row, or from the last slot's into u's slots; the bytes read are masked to
-// a material (what padding rows compute is dropped by the solve), so no padding is needed.
+// A material slot row in shared memory: the index's row and room past it for the lanes'
+// word loads (SlotBytes: up to byte 32 C + 8 of a row), so that no lane reads into the
+// next row, or the next slot, which the producer may be filling. Zeroed once.
+template <int C>
+constexpr int var_x_material_stride(int material_pitch) {
+  const int m = material_pitch > 32 * C + 16 ? material_pitch : 32 * C + 16;
+  return (m + 15) / 16 * 16;
+}
+
+// Shared memory: the face table (room for kMaxMaterials^2), NS material slots of L+2
+// rows, NS slots of u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS
+// barriers.
 template <class T, int L, int C>
 constexpr std::size_t var_x_smem_bytes(int nx, int material_pitch) {
   constexpr int NS = kVarXSlots;
-  return kMaxMaterials * kMaxMaterials * sizeof(T) + static_cast<std::size_t>(NS) * (L + 2) * material_pitch +
+  return kMaxMaterials * kMaxMaterials * sizeof(T) +
+         static_cast<std::size_t>(NS) * (L + 2) * var_x_material_stride<C>(material_pitch) +
          (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
@@ -78,12 +86,32 @@ __device__ __forceinline__ void load_compact_face_table(T* table, const T* face_
   for (int e = tid; e < count * count; e += threads) table[e] = face_mean[(e / count) * kMaxMaterials + e % count];
 }
 
-// The material of byte q of a slot row; bytes past the line (padding rows of the last
-// lanes, read from the next row or slot) are masked into kMaxMaterials^2 values of
-// shared memory (the table's room; what they look up is dropped with the padding rows).
-__device__ __forceinline__ int slot_material(const unsigned char* p, int q) {
-  return static_cast<int>(p[q] & (kMaxMaterials - 1));
-}
+// N consecutive material bytes of a slot row from p on, by the aligned 4-byte words that
+// hold them (a lane's bytes start anywhere in a word) shifted into place: bytes[b] is
+// byte b of word b / 4. One shared load per 4 bytes instead of per byte (the byte loads
+// were a third of the kernel's shared loads, which bound it: ncu, MIO throttle).
+template <int N>
+struct SlotBytes {
+  static constexpr int kWords = (N + 3) / 4;
+  unsigned w[kWords];
+
+  __device__ __forceinline__ explicit SlotBytes(const unsigned char* p) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    const unsigned* aligned = reinterpret_cast<const unsigned*>(addr & ~std::uintptr_t(3));
+    const unsigned shift = 8u * static_cast<unsigned>(addr & 3);
+    unsigned raw[kWords + 1];
+#pragma unroll
+    for (int i = 0; i <= kWords; ++i) raw[i] = aligned[i];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) w[i] = __funnelshift_r(raw[i], raw[i + 1], shift);
+  }
+  // The material of byte b. Bytes past the line (the padding rows of the last lanes: the
+  // next row's, or zeros) are masked into kMaxMaterials^2 values of shared memory (the
+  // table's room; what they look up is dropped with the padding rows).
+  __device__ __forceinline__ int operator[](int b) const {
+    return static_cast<int>((w[b >> 2] >> (8 * (b & 3))) & (kMaxMaterials - 1));
+  }
+};
 
 // A u and the faces on this lane's C rows of an x line, with materials: sc / mc point at
 // the lane's first row (node 1 + lane C) of line j in plane k, in the u and material
@@ -98,22 +126,18 @@ __device__ __forceinline__ void material_operator_rows(T (&v)[C], T (&face)[C + 
                                                        int stride, const unsigned char* mc, const unsigned char* qp,
                                                        int mstride, const T (&h)[3]) {
   auto mean = [&](int a, int b) { return table[tab.at(a, b)]; };
-  int below = slot_material(mc, -1);
+  const SlotBytes<C + 2> line(mc - 1);  // rows -1 .. C: byte q + 1 is row q
+  const SlotBytes<C> south(mc - mstride), north(mc + mstride), above(qp);
 #pragma unroll
-  for (int q = 0; q <= C; ++q) {
-    const int m = slot_material(mc, q);
-    face[q] = mean(below, m);
-    below = m;
-  }
+  for (int q = 0; q <= C; ++q) face[q] = mean(line[q], line[q + 1]);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
-    const int m = slot_material(mc, q);
+    const int m = line[q + 1];
     const T uc = sc[q];
-    const T z_up = mean(m, slot_material(qp, q));
+    const T z_up = mean(m, above[q]);
     // apply_operator's order, so the sums round as the stencil's.
     T sum = (face[q] * h[0]) * (sc[q - 1] - uc) + (face[q + 1] * h[0]) * (sc[q + 1] - uc);
-    sum += (mean(slot_material(mc - mstride, q), m) * h[1]) * (sc[q - stride] - uc) +
-           (mean(m, slot_material(mc + mstride, q)) * h[1]) * (sc[q + stride] - uc);
+    sum += (mean(south[q], m) * h[1]) * (sc[q - stride] - uc) + (mean(m, north[q]) * h[1]) * (sc[q + stride] - uc);
     sum += (z_face[q] * h[2]) * (pm[q] - uc) + (z_up * h[2]) * (pp[q] - uc);
     v[q] = sum;
     z_face[q] = z_up;
@@ -135,7 +159,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const int stride = x_row_stride<T, C>(nx), mstride = a.material_pitch;
+  const int stride = x_row_stride<T, C>(nx), mstride = var_x_material_stride<C>(a.material_pitch);
   const int j0 = 1 + blockIdx.x * L;
   const int kb = 1 + blockIdx.y * a.kseg;
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
@@ -164,7 +188,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
 
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
-  const unsigned mrow_bytes = static_cast<unsigned>(mstride);
+  const unsigned mrow_bytes = static_cast<unsigned>(a.material_pitch);
   if (warp == L) {
     // The producer lane: both arrays' rows of plane p on the plane's full barrier.
     if (lane == 0) {
@@ -178,7 +202,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
         unsigned char* mdst = mslots + static_cast<std::size_t>(slot) * (L + 2) * mstride;
         for (int r = 0; r < rows; ++r) {
           bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes, ring.full + slot);
-          bulk_load(mdst + static_cast<std::size_t>(r) * mstride, a.material + (first_row + r) * mstride, mrow_bytes,
+          bulk_load(mdst + static_cast<std::size_t>(r) * mstride, a.material + (first_row + r) * mrow_bytes, mrow_bytes,
                     ring.full + slot);
         }
       }
@@ -202,10 +226,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   // The faces below the first plane's rows; then each plane's faces above carry over.
   T z_face[C];
   {
-    const unsigned char* mc = mslot(kb);
-    const unsigned char* mm = mslot(kb - 1);
+    const SlotBytes<C> below(mslot(kb - 1)), here(mslot(kb));
 #pragma unroll
-    for (int q = 0; q < C; ++q) z_face[q] = table[tab.at(slot_material(mm, q), slot_material(mc, q))];
+    for (int q = 0; q < C; ++q) z_face[q] = table[tab.at(below[q], here[q])];
   }
   for (int k = kb; k < ke; ++k) {
     ring.wait(k + 1);
