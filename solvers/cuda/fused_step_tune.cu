@@ -195,13 +195,14 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
     ADI3D_CUDA_CHECK(cudaMemcpy(a.d, d0, bytes, cudaMemcpyDeviceToDevice));
     ADI3D_CUDA_CHECK(cudaMemcpy(a.u, u0, bytes, cudaMemcpyDeviceToDevice));
   };
-  auto yz = [&](auto kernel, int axis, int nb, int warps, std::size_t smem, bool reference, const char* what = "") {
+  auto yz = [&](auto kernel, int axis, int nb, int warps, std::size_t smem, bool reference, const char* what = "",
+                int lines = fused::kVarYZLines<T>) {
     int optin = 0;
     ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
     if (smem > static_cast<std::size_t>(optin)) return;
     const int threads = 32 * warps;
     const int res = resident(reinterpret_cast<const void*>(kernel), threads, smem);
-    const int grid = std::min((n + L - 1) / L * (n - 2), res);
+    const int grid = std::min((n + lines - 1) / lines * (n - 2), res);
     restore();
     kernel<<<grid, threads, smem>>>(a);
     ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
@@ -229,6 +230,13 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W, true>
                  : fused::yz_var_kernel<T, L, C, 2, false, 2, W, true>,
        axis, 2, W, fused::yz_var_smem_bytes<T, L, false, 2, true>(n), false, " material");
+    // Material tiles of 128-byte rows (the tiles of bytes leave the room).
+    constexpr int L2 = fused::kYZLines<T>;
+    yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 1, 8, true> : fused::yz_var_kernel<T, L2, C, 2, false, 1, 8, true>,
+       axis, 1, 8, fused::yz_var_smem_bytes<T, L2, false, 1, true>(n), false, " material, 128-byte rows", L2);
+    yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 2, W, true>
+                 : fused::yz_var_kernel<T, L2, C, 2, false, 2, W, true>,
+       axis, 2, W, fused::yz_var_smem_bytes<T, L2, false, 2, true>(n), false, " material, 128-byte rows", L2);
   }
   restore();
   for (T* p : {d0, u0, dref, uref}) ADI3D_CUDA_CHECK(cudaFree(p));

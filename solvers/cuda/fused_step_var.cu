@@ -95,8 +95,9 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
     if (n < 1) return false;
     if (n < 3) continue;  // nothing to solve
     const int cap = fused::chunk_cap(n);
-    if (cap == 0 || fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>>(n) > static_cast<std::size_t>(optin))
-      return false;
+    const std::size_t smem = op.material ? fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), false, 1, true>(n)
+                                         : fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>>(n);
+    if (cap == 0 || smem > static_cast<std::size_t>(optin)) return false;
   }
   return true;
 }
@@ -147,7 +148,7 @@ bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
     int per_sm = 0;
     ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, launch.kernel, launch.threads, launch.smem));
     const int other_n = axis == 2 ? op.n[1] : op.n[2];
-    const int tiles = (op.n[0] + fused::kVarYZLines<T> - 1) / fused::kVarYZLines<T> * (other_n - 2);
+    const int tiles = (op.n[0] + launch.lines - 1) / launch.lines * (other_n - 2);
     launch.kernel<<<std::min(tiles, std::max(1, per_sm) * sms), launch.threads, launch.smem, s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();
   }

@@ -404,25 +404,36 @@ struct VarTileLaunch {
   void (*kernel)(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>>);
   int threads;
   std::size_t smem;
+  int lines;  // per tile
 };
+
+// Lines per tile: with material tiles (a byte per node in place of alpha's 4 or 8) the
+// 128-byte rows of the constant passes fit. 512^3 on an H100 (adi3d_fused_tune,
+// 2026-11-24), 64-byte rows against 128: float z 0.998 -> 0.774 ms (one buffer: 98% of 2
+// copies; two 0.831), y 0.643 -> 0.600 (two buffers); double z 2.00 -> 1.52, y 1.00 both.
+template <class T, bool kMaterial>
+constexpr int var_tile_lines() {
+  return kMaterial ? kYZLines<T> : kVarYZLines<T>;
+}
 
 template <class T, bool kSolveOnly, bool kMaterial = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
-  constexpr int L = kVarYZLines<T>;
+  constexpr int L = var_tile_lines<T, kMaterial>();
   return with_chunk_cap(cap, [&](auto C) -> VarTileLaunch<T, kSolveOnly> {
     constexpr int c = C.value;
     if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;
-      constexpr bool kTwoTilesZ = !(std::is_same_v<T, double> && !kSolveOnly);
+      // The fused z pass keeps one buffer in double, and with material tiles (above).
+      constexpr bool kTwoTilesZ = !kMaterial && !(std::is_same_v<T, double> && !kSolveOnly);
       const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2, kMaterial>(n);
       if (smem <= smem_limit) {
-        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial>, 32 * W, smem};
-        if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W, kMaterial>, 32 * W, smem};
+        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
+        if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
       }
     }
     return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, 8, kMaterial>
                       : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, 8, kMaterial>,
-            256, yz_var_smem_bytes<T, L, kSolveOnly, 1, kMaterial>(n)};
+            256, yz_var_smem_bytes<T, L, kSolveOnly, 1, kMaterial>(n), L};
   });
 }
 
