@@ -54,8 +54,9 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
                   int optin, cudaStream_t s) {
   const int nx = op.n[0];
   const int cap = fused::chunk_cap(nx);
-  if (!op.material || op.material_count < 1 || op.material_count > kMaxMaterials || cap == 0 || (static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || !aligned16(u) ||
-      !aligned16(d) || (f && !aligned16(f)) || !aligned16(op.material) || op.material_pitch % 16 != 0)
+  const bool rows_aligned = (static_cast<std::size_t>(nx) * sizeof(T)) % 16 == 0 && aligned16(u) && aligned16(d) &&
+                            (!f || aligned16(f)) && aligned16(op.material) && op.material_pitch % 16 == 0;
+  if (!op.material || op.material_count < 1 || op.material_count > kMaxMaterials || cap == 0 || !rows_aligned)
     return false;
   fused::VarXArgs<T> a{};
   for (int axis = 0; axis < 3; ++axis) {
