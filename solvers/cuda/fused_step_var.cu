@@ -26,13 +26,24 @@
 namespace adi3d::cuda {
 namespace {
 
+struct DeviceLimits {
+  int sms = 0;
+  int optin = 0;  // shared memory a block may opt in to
+};
+DeviceLimits device_limits(int device) {
+  DeviceLimits l;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return l;
+}
+
 // The material x pass (fused_step_var_x_kernel.cuh) in blocks of L line warps; false
 // (nothing launched) where its shared memory exceeds optin or bulk copies are not usable.
 template <class T, int L, int C>
-bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, int sms, int optin, cudaStream_t s) {
+bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, const DeviceLimits& limits, cudaStream_t s) {
   auto kernel = fused::var_x_pass_kernel<T, L, C>;
   const std::size_t smem = fused::var_x_smem_bytes<T, L, C>(args.n[0], args.material_pitch);
-  if (smem > static_cast<std::size_t>(optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
+  if (smem > static_cast<std::size_t>(limits.optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
     return false;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
@@ -40,7 +51,7 @@ bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, int sms, int
   if (per_sm < 1) return false;
   const int tiles = (args.n[1] - 2 + L - 1) / L, planes = args.n[2] - 2;
   fused::VarXArgs<T> a = args;
-  a.kseg = ring_planes_per_block(tiles, planes, per_sm * sms);
+  a.kseg = ring_planes_per_block(tiles, planes, per_sm * limits.sms);
   kernel<<<dim3(tiles, (planes + a.kseg - 1) / a.kseg), 32 * (L + 1), smem, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
@@ -50,8 +61,8 @@ bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, int sms, int
 // u not whole 16-byte units, unaligned arrays, lines the warp solve does not take, slots
 // beyond shared memory: double lines of more than 546 nodes).
 template <class T>
-bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device, int sms,
-                  int optin, cudaStream_t s) {
+bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
+                  const DeviceLimits& limits, cudaStream_t s) {
   const int nx = op.n[0];
   const int cap = fused::chunk_cap(nx);
   const bool rows_aligned = (static_cast<std::size_t>(nx) * sizeof(T)) % 16 == 0 && aligned16(u) && aligned16(d) &&
@@ -59,27 +70,32 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
   if (!op.material || op.material_count < 1 || op.material_count > kMaxMaterials || cap == 0 || !rows_aligned)
     return false;
   fused::VarXArgs<T> a{};
-  for (int axis = 0; axis < 3; ++axis) {
-    a.n[axis] = op.n[axis];
-    a.inv_h2[axis] = op.inv_h2[axis];
-  }
+  fused::take_operator(a, op);
+  a.material_count = op.material_count;
   a.dt = dt;
   a.tau = tau;
   a.u = u;
   a.f = f;
   a.d = d;
-  a.material = op.material;
-  a.material_face_mean = op.material_face_mean;
-  a.material_pitch = op.material_pitch;
-  a.material_count = op.material_count;
   return fused::with_chunk_cap(cap, [&](auto C) {
     constexpr int c = C.value;
     constexpr int L = fused::var_x_lines<T, c>();
     if constexpr (fused::var_x_fits<T, L, c>())
-      return launch_var_x_lines<T, L, c>(a, device, sms, optin, s);
+      return launch_var_x_lines<T, L, c>(a, device, limits, s);
     else
       return false;
   });
+}
+
+// fused_variable_x_pass on the device of limits.
+template <class T>
+int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
+           const DeviceLimits& limits, cudaStream_t s, bool material_x_pass) {
+  if (material_x_pass && launch_var_x(op, u, f, dt, tau, d, device, limits, s)) return 1;
+  launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
+  if (!launch_tridiag_generated_x(op, tau, d, s))
+    throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
+  return 2;
 }
 
 }  // namespace
@@ -106,43 +122,26 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
 template <class T>
 int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
                           CUstream_st* stream, bool material_x_pass) {
-  const cudaStream_t s = stream;
-  int sms = 0, optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (material_x_pass && launch_var_x(op, u, f, dt, tau, d, device, sms, optin, s))
-    return 1;
-  launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
-  if (!launch_tridiag_generated_x(op, tau, d, s))
-    throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
-  return 2;
+  return x_pass(op, u, f, dt, tau, d, device, device_limits(device), stream, material_x_pass);
 }
 
 template <class T>
 bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
                          CUstream_st* stream, bool material_x_pass) {
   const cudaStream_t s = stream;
-  const bool one_kernel_x = fused_variable_x_pass(op, u, f, dt, tau, d, device, stream, material_x_pass) == 1;
-  int sms = 0, optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const DeviceLimits limits = device_limits(device);
+  const bool one_kernel_x = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, material_x_pass) == 1;
   fused::VarPassArgs<T> args{};
-  for (int axis = 0; axis < 3; ++axis) {
-    args.n[axis] = op.n[axis];
-    args.inv_h2[axis] = op.inv_h2[axis];
-  }
+  fused::take_operator(args, op);
   args.tau = tau;
   args.alpha = op.alpha_field;
   args.d = d;
   args.u = u;
-  args.material = op.material;
-  args.material_face_mean = op.material_face_mean;
-  args.material_pitch = op.material_pitch;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
     const int cap = fused::chunk_cap(n);
-    const auto launch = op.material ? fused::var_tile_launch<T, false, true>(axis, n, cap, optin)
-                                    : fused::var_tile_launch<T, false>(axis, n, cap, optin);
+    const auto launch = op.material ? fused::var_tile_launch<T, false, true>(axis, n, cap, limits.optin)
+                                    : fused::var_tile_launch<T, false>(axis, n, cap, limits.optin);
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(launch.smem)));
     // Persistent blocks, one wave.
@@ -150,7 +149,7 @@ bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
     ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, launch.kernel, launch.threads, launch.smem));
     const int other_n = axis == 2 ? op.n[1] : op.n[2];
     const int tiles = (op.n[0] + launch.lines - 1) / launch.lines * (other_n - 2);
-    launch.kernel<<<std::min(tiles, std::max(1, per_sm) * sms), launch.threads, launch.smem, s>>>(args);
+    launch.kernel<<<std::min(tiles, std::max(1, per_sm) * limits.sms), launch.threads, launch.smem, s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();
   }
   return one_kernel_x;

@@ -147,6 +147,19 @@ struct VarPassArgs {
   int material_pitch;
 };
 
+// The shape, spacing and material index of op into a variable pass's arguments
+// (VarPassArgs, or VarXArgs of the material x pass).
+template <class T, class Args>
+void take_operator(Args& a, const OperatorView<T>& op) {
+  for (int axis = 0; axis < 3; ++axis) {
+    a.n[axis] = op.n[axis];
+    a.inv_h2[axis] = op.inv_h2[axis];
+  }
+  a.material = op.material;
+  a.material_face_mean = op.material_face_mean;
+  a.material_pitch = op.material_pitch;
+}
+
 // Plain y/z solves of an alpha field (yz_var_kernel with kSolveOnly, WarpLineSolve): the
 // nodes [first, last] per axis that are solved, as in SolveArgs.
 template <class T>

@@ -59,14 +59,15 @@ __device__ __forceinline__ void generated_row(const OperatorView<T>& op, T tau, 
 
 // Row u of line g with an alpha field: the same rule from the diffusivities at u-1, u and
 // u+1 (am, ac, ap), held in registers; past the line's ends the neighbour is clamped to
-// the node itself, as axis_row clamps it. Face means by mean (the fast division in float).
-template <class T, class A, class Mean>
-__device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, Mean mean, A am, A ac, A ap,
-                                                    long u, long L, bool live, T& a, T& b, T& c, T& d) {
+// the node itself, as axis_row clamps it. Face means by the fast division (float).
+template <class T>
+__device__ __forceinline__ void generated_row_alpha(const OperatorView<T>& op, T tau, T am, T ac, T ap, long u,
+                                                    long L, bool live, T& a, T& b, T& c, T& d) {
   put_row(u, L, live, [&] {
     AxisRow<T> r{};
     r.kind = row_kind(static_cast<int>(u), static_cast<int>(L), op.lo[0], op.hi[0]);
-    r.w = row_weights_by(mean, r.kind, u == 0 ? ac : am, ac, u == L - 1 ? ac : ap, op.inv_h2[0]);
+    r.w = row_weights_by([](T a0, T a1) { return harmonic_mean_fast(a0, a1); }, r.kind, u == 0 ? ac : am, ac,
+                         u == L - 1 ? ac : ap, op.inv_h2[0]);
     return implicit_row(r, tau);
   }, a, b, c, d);
 }
@@ -148,7 +149,7 @@ struct GeneratedRows {
       // Row i's faces are face[i] and face[i + 1] (the clamps are in mat already), handed to
       // row_weights_by as the values it would mean (a mean that returns its first
       // argument): picking them by a runtime index (generated_row_alpha's clamp of the
-      // neighbour at a line's first row) put the faces in local memory.
+      // neighbour at a line's first row, by position) put the faces in local memory.
       auto first = [](T f0, T) { return f0; };
 #pragma unroll
       for (int i = 0; i < K; ++i)
@@ -164,11 +165,10 @@ struct GeneratedRows {
       load_line_chunk<T, K, ACC>(alpha, off, u0, L, live, vec, wrow0, wvalid, lane, wbuf, al);
       const T before = live && u0 > 0 && u0 < L ? alpha[off - 1] : T(0);
       const T after = live && u0 + K < L ? alpha[off + K] : T(0);
-      auto mean = [](T a0, T a1) { return harmonic_mean_fast(a0, a1); };
 #pragma unroll
       for (int i = 0; i < K; ++i)
-        generated_row_alpha(op, tau, mean, i == 0 ? before : al[i - 1], al[i], i == K - 1 ? after : al[i + 1],
-                            u0 + i, L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
+        generated_row_alpha(op, tau, i == 0 ? before : al[i - 1], al[i], i == K - 1 ? after : al[i + 1], u0 + i,
+                            L, live, ch.a[i], ch.b[i], ch.c[i], ch.d[i]);
     }
   }
 };
