@@ -237,6 +237,9 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 2, W, true>
                  : fused::yz_var_kernel<T, L2, C, 2, false, 2, W, true>,
        axis, 2, W, fused::yz_var_smem_bytes<T, L2, false, 2, true>(n), false, " material, 128-byte rows", L2);
+    // One buffer in blocks of 4 warps (two blocks an SM, one's copies beside the other's solve).
+    yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 1, 4, true> : fused::yz_var_kernel<T, L2, C, 2, false, 1, 4, true>,
+       axis, 1, 4, fused::yz_var_smem_bytes<T, L2, false, 1, true>(n), false, " material, 128-byte rows", L2);
   }
   restore();
   for (T* p : {d0, u0, dref, uref}) ADI3D_CUDA_CHECK(cudaFree(p));
@@ -310,6 +313,33 @@ void run(int n, bool profile, bool steps_only) {
     if constexpr (sizeof(T) == 4)
       if (fused::chunk_cap(n) == 17)
         for (int ranges : {2, 3}) time_xy<T>(a, copy_ms, ranges, true);
+  }
+  Diffusion<T> dif;
+  for (int ax = 0; ax < 3; ++ax) {
+    dif.grid.n[ax] = n;
+    dif.grid.h[ax] = hh;
+  }
+  // Variable alpha: a random field in [0.5, 1.5] (h) binned into 5 materials, and its
+  // material index (7 arrays and 3 bytes a node through the step).
+  std::vector<T> binned(pts);
+  for (std::size_t p = 0; p < pts; ++p) binned[p] = T(0.5) + T(0.25) * static_cast<int>((h[p] - T(0.5)) * 4);
+  const MaterialIndex<T> m = index_materials(binned, {n, n, n});
+  CudaBackend<T> backend(0);  // owns the index's device memory
+  const MaterialArrays<T> materials = upload_materials(backend, m);
+  T* alpha;
+  ADI3D_CUDA_CHECK(cudaMalloc(&alpha, pts * sizeof(T)));
+  ADI3D_CUDA_CHECK(cudaMemcpy(alpha, binned.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  const OperatorView<T> vop = make_operator_view(dif, alpha);
+  OperatorView<T> mop = vop;
+  materials.attach(mop);
+  auto free_all = [&] {
+    for (T* p : {alpha, u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
+  };
+  if (profile) {  // the material step's three kernels, once
+    FusedDouglasStep<T> step;
+    step.run(mop, u, nullptr, 2 * tau, tau, d, nullptr);
+    ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
+    free_all();
     return;
   }
   if (!steps_only) {
@@ -344,11 +374,6 @@ void run(int n, bool profile, bool steps_only) {
       }
 
   // The whole step through the class (its own constants), constant alpha, no source.
-  Diffusion<T> dif;
-  for (int ax = 0; ax < 3; ++ax) {
-    dif.grid.n[ax] = n;
-    dif.grid.h[ax] = hh;
-  }
   const OperatorView<T> op = make_operator_view(dif, nullptr);
   FusedDouglasStep<T> step;
   step.set_merge_xy(false);
@@ -374,16 +399,7 @@ void run(int n, bool profile, bool steps_only) {
                 sms, sms / copy_ms);
   }
 
-  // Variable alpha: a random field in [0.5, 1.5] (h) binned into 5 materials, same step,
-  // and through the field's material index (7 arrays and 3 bytes a node).
-  T* alpha;
-  ADI3D_CUDA_CHECK(cudaMalloc(&alpha, pts * sizeof(T)));
-  std::vector<T> binned(pts);
-  for (std::size_t p = 0; p < pts; ++p) binned[p] = T(0.5) + T(0.25) * static_cast<int>((h[p] - T(0.5)) * 4);
-  const MaterialIndex<T> m = index_materials(binned, {n, n, n});
-  CudaBackend<T> backend(0);  // owns the index's device memory
-  const MaterialArrays<T> materials = upload_materials(backend, m);
-  ADI3D_CUDA_CHECK(cudaMemcpy(alpha, binned.data(), pts * sizeof(T), cudaMemcpyHostToDevice));
+  // The binned field as alpha, same step, and through its index.
   fused::VarPassArgs<T> va{};
   for (int ax = 0; ax < 3; ++ax) {
     va.n[ax] = n;
@@ -397,14 +413,11 @@ void run(int n, bool profile, bool steps_only) {
   va.material_face_mean = materials.face_mean.data();
   va.material_pitch = materials.pitch;
   time_var_passes(va, copy_ms);
-  const OperatorView<T> vop = make_operator_view(dif, alpha);
   const double vms = median_ms([&] { step.run(vop, u, nullptr, 2 * tau, tau, d, nullptr); });
   // Against the default constant step (passes apart; the merged x+y kernel is slower).
   std::printf("  variable-alpha step (alpha) %.3f ms = %.2f copies (floor 6.5); %.2fx the constant step\n", vms,
               vms / copy_ms, vms / apart_ms);
   {
-    OperatorView<T> mop = vop;
-    materials.attach(mop);
     const double mms = median_ms([&] { step.run(mop, u, nullptr, 2 * tau, tau, d, nullptr); });
     std::printf("  %d materials by index: step %.3f ms = %.2f copies (floor %.2f); %.2fx the constant step\n",
                 m.materials, mms, mms / copy_ms, 3.5 + 1.5 / sizeof(T), mms / apart_ms);
@@ -419,15 +432,15 @@ void run(int n, bool profile, bool steps_only) {
     std::printf("  material index: x pass of the step (rhs formed inside) %.3f ms = %.2f copies (floor %.2f)\n",
                 fx_ms, fx_ms / copy_ms, 1.0 + 0.5 / sizeof(T));
   }
-  ADI3D_CUDA_CHECK(cudaFree(alpha));
-  for (T* p : {u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
+  free_all();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   // adi3d_fused_tune [--profile] [n ...]: --profile runs each default pass once (float),
-  // and the merged x and y kernel with 2 and 3 ranges of planes, for ncu.
+  // the merged x and y kernel with 2 and 3 ranges of planes, and the material-index step
+  // once, for ncu.
   std::vector<int> sizes;
   bool profile = false, steps_only = false;
   for (int i = 1; i < argc; ++i) {

@@ -49,10 +49,10 @@ bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, const Device
   int per_sm = 0;
   ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
   if (per_sm < 1) return false;
-  const int tiles = (args.n[1] - 2 + L - 1) / L, planes = args.n[2] - 2;
-  fused::VarXArgs<T> a = args;
-  a.kseg = ring_planes_per_block(tiles, planes, per_sm * limits.sms);
-  kernel<<<dim3(tiles, (planes + a.kseg - 1) / a.kseg), 32 * (L + 1), smem, s>>>(a);
+  // One wave of persistent blocks (plane_run), each with a plane at least.
+  const long long units = static_cast<long long>((args.n[1] - 2 + L - 1) / L) * (args.n[2] - 2);
+  const int blocks = static_cast<int>(std::min<long long>(units, static_cast<long long>(per_sm) * limits.sms));
+  kernel<<<blocks, 32 * (L + 1), smem, s>>>(args);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
 }

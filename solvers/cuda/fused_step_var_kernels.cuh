@@ -183,7 +183,8 @@ struct VarSolveArgs : VarPassArgs<T> {
 // into L2 for its update. kMaterial (fused passes): the alpha tile holds the nodes'
 // material bytes (rows of L + 4 bytes: the lanes' rows fall in distinct banks, as with
 // L + 1 values), copied in 4-byte pieces, and the face weights come from the table of
-// face means (material_index.hpp), copied to shared memory ahead of the tiles. Dynamic
+// face means (material_index.hpp), times tau inv_h2 (the products the solve made face by
+// face, rounded alike), copied to shared memory ahead of the tiles. Dynamic
 // shared memory: yz_var_smem_bytes.
 //
 // 512^3, H100, adi3d_fused_tune (2026-11-23), one buffer of 8 warps against two of W
@@ -292,8 +293,8 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     else
       copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
   };
-  if constexpr (kMaterial)  // visible after the first tile's barrier
-    for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = a.material_face_mean[e];
+  if constexpr (kMaterial)  // the solve's weights (tw times the means); visible after the first tile's barrier
+    for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = tw * a.material_face_mean[e];
   if (NB == 2) {
     if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
     cp_async_commit();
@@ -370,7 +371,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
         const unsigned char* cm = mtile + warp * LPW + s;
         auto mat = [&](int m) { return static_cast<int>(cm[min(m, n - 1) * PB]); };
         warp_solve_var<T, C>(
-            v, [&](int q) { return tw * table[mat(lane * C + q) * kMaxMaterials + mat(lane * C + q + 1)]; },
+            v, [&](int q) { return table[mat(lane * C + q) * kMaxMaterials + mat(lane * C + q + 1)]; },
             [](int) { return T(1); }, lim);
       } else {
         // Face q: nodes lane C + q and lane C + q + 1 of the line.
@@ -429,11 +430,28 @@ constexpr int var_tile_lines() {
   return kMaterial ? kYZLines<T> : kVarYZLines<T>;
 }
 
+// Double material tiles: one buffer in blocks of 4 warps where two blocks fit an SM's
+// shared memory (lines of up to 674 nodes), so that one block's copies run beside the
+// other's solve. 512^3 on an H100 (adi3d_fused_tune, 2026-11-24), against one buffer of 8
+// warps: z 1.54 -> 1.41 ms; y 1.02 (two buffers of 8) -> 1.01. In float, 4 warps were
+// slower (z 0.74 -> 0.87, y 0.57 -> 0.64).
+template <class T, bool kMaterial>
+constexpr bool kVarPairedBlocks = kMaterial && std::is_same_v<T, double>;
+constexpr int kVarPairedWarps = 4;
+
 template <class T, bool kSolveOnly, bool kMaterial = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
   constexpr int L = var_tile_lines<T, kMaterial>();
   return with_chunk_cap(cap, [&](auto C) -> VarTileLaunch<T, kSolveOnly> {
     constexpr int c = C.value;
+    if constexpr (kVarPairedBlocks<T, kMaterial>) {
+      constexpr int W = kVarPairedWarps;
+      const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 1, kMaterial>(n);
+      if (2 * smem + 1024 <= smem_limit)  // the driver's 1 KiB a block besides
+        return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, W, kMaterial>
+                          : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial>,
+                32 * W, smem, L};
+    }
     if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;
       // The fused z pass keeps one buffer in double, and with material tiles (above).

@@ -3,11 +3,11 @@
 //   d = (I - tau Ax)^-1 dt (A u + f)
 // formed and solved in one kernel, as the constant step's bulk x pass
 // (fused_step_kernels.cuh, x_pass_bulk_kernel): a block of L line warps and a producer
-// warp owns rows j0..j0+L-1 over a range of planes; the producer streams each plane's
+// warp takes slabs of rows j0..j0+L-1 over runs of planes; the producer streams each plane's
 // L+2 rows of u and of the material bytes through one PlaneRing (plane_ring.cuh; the two
 // arrays' slots share its barriers); line warp w forms the rhs of row j0+w of plane k on
-// its lane's chunk of C rows from planes k-1..k+1, the face means looked up in the
-// material table (in shared memory), solves the line by warp_solve_var (the y/z tiles'
+// its lane's chunk of C rows from planes k-1..k+1, the face weights looked up in the
+// material tables (in shared memory), solves the line by warp_solve_var (the y/z tiles'
 // partition solve: each line has rows of its own) and stores it from a staging row by one
 // bulk copy. u and the index come from DRAM once, and d goes out once: 2 arrays and a
 // byte per point, against 4 and two bytes for the stencil and the x solve apart.
@@ -16,6 +16,7 @@
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/plane_ring.cuh"
+#include "solvers/cuda/plane_split.hpp"
 #include "solvers/material_index.hpp"
 
 #include <cuda_runtime.h>
@@ -37,7 +38,6 @@ struct VarXArgs {
   const T* material_face_mean;
   int material_pitch;  // bytes per row of the index (a multiple of 32)
   int material_count;
-  int kseg;            // planes per block
 };
 
 constexpr int kVarXSlots = 4;
@@ -51,13 +51,21 @@ constexpr int var_x_material_stride(int material_pitch) {
   return (m + 15) / 16 * 16;
 }
 
-// Shared memory: the face table (room for kMaxMaterials^2), NS material slots of L+2
-// rows, NS slots of u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS
-// barriers.
+// The face tables in shared memory, each of the face means times a factor that the kernel
+// would otherwise multiply by: the rhs's x, y and z weights (inv_h2 of the axis), the x
+// solve's (tau inv_h2[0]). The products round as they did when made per face, and 5 C + 1
+// multiplies a lane and plane go (H100, 512^3 float: a sixth of the kernel's instructions
+// were FP32 multiplies). Each has room for kMaxMaterials^2 values, so that the four lie a
+// constant distance apart, and rows of the materials in use (CompactTable).
+enum VarXTable { kRhsX, kRhsY, kRhsZ, kSolveX, kVarXTables };
+constexpr int kVarXTableSize = kMaxMaterials * kMaxMaterials;
+
+// Shared memory: the face tables, NS material slots of L+2 rows, NS slots of u of L+2 rows
+// of x_row_stride, L staging rows, the ring's 2 NS barriers.
 template <class T, int L, int C>
 constexpr std::size_t var_x_smem_bytes(int nx, int material_pitch) {
   constexpr int NS = kVarXSlots;
-  return kMaxMaterials * kMaxMaterials * sizeof(T) +
+  return kVarXTables * kVarXTableSize * sizeof(T) +
          static_cast<std::size_t>(NS) * (L + 2) * var_x_material_stride<C>(material_pitch) +
          (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
@@ -71,19 +79,22 @@ constexpr bool var_x_fits() {
          227 * 1024;
 }
 
-// The face table in shared memory with rows of the materials in use (not kMaxMaterials):
-// the lookups of a few materials then fall in distinct banks (at 16 a row, the entries of
-// 5 materials shared 10 banks). (The y/z tiles kept rows of 16: there it measured no
-// faster.)
+// The face tables with rows of the materials in use (not kMaxMaterials): the lookups of a
+// few materials then fall in distinct banks (at 16 a row, the entries of 5 materials shared
+// 10 banks). (The y/z tiles kept rows of 16: there it measured no faster.)
 struct CompactTable {
   int pitch;
   __device__ __forceinline__ int at(int a, int b) const { return a * pitch + b; }
 };
-// Every thread of the block; a barrier before use.
+// Every thread of the block; a barrier before use. scale[t]: table t's factor.
 template <class T>
-__device__ __forceinline__ void load_compact_face_table(T* table, const T* face_mean, int count, int tid,
-                                                        int threads) {
-  for (int e = tid; e < count * count; e += threads) table[e] = face_mean[(e / count) * kMaxMaterials + e % count];
+__device__ __forceinline__ void load_var_x_tables(T* tables, const T* face_mean, int count, const T (&scale)[kVarXTables],
+                                                  int tid, int threads) {
+  for (int e = tid; e < count * count; e += threads) {
+    const T mean = face_mean[(e / count) * kMaxMaterials + e % count];
+#pragma unroll
+    for (int t = 0; t < kVarXTables; ++t) tables[t * kVarXTableSize + e] = mean * scale[t];
+  }
 }
 
 // N consecutive material bytes of a slot row from p on, by the aligned 4-byte words that
@@ -117,28 +128,30 @@ struct SlotBytes {
 // the lane's first row (node 1 + lane C) of line j in plane k, in the u and material
 // slots; the rows beside it are a slot row (stride, mstride) apart, the planes beside it
 // in their slots at the same offsets (pm / pp: u, qp: materials of plane k+1). z_face:
-// on entry the means of the faces below the rows (to plane k-1: the last plane's faces
-// above), on return those above (to plane k+1). face[q] on return: the mean of the x face
-// between rows q-1 and q of the chunk (q = 0..C).
+// on entry the weights of the faces below the rows (to plane k-1: the last plane's faces
+// above), on return those above (to plane k+1). x_face[q] on return: the tables' entry of
+// the x face between rows q-1 and q of the chunk (q = 0..C), for the solve's weights.
 template <class T, int C>
-__device__ __forceinline__ void material_operator_rows(T (&v)[C], T (&face)[C + 1], T (&z_face)[C], const T* table,
+__device__ __forceinline__ void material_operator_rows(T (&v)[C], int (&x_face)[C + 1], T (&z_face)[C], const T* tables,
                                                        CompactTable tab, const T* sc, const T* pm, const T* pp,
                                                        int stride, const unsigned char* mc, const unsigned char* qp,
-                                                       int mstride, const T (&h)[3]) {
-  auto mean = [&](int a, int b) { return table[tab.at(a, b)]; };
+                                                       int mstride) {
+  const T* wx = tables + kRhsX * kVarXTableSize;
+  const T* wy = tables + kRhsY * kVarXTableSize;
+  const T* wz = tables + kRhsZ * kVarXTableSize;
   const SlotBytes<C + 2> line(mc - 1);  // rows -1 .. C: byte q + 1 is row q
   const SlotBytes<C> south(mc - mstride), north(mc + mstride), above(qp);
 #pragma unroll
-  for (int q = 0; q <= C; ++q) face[q] = mean(line[q], line[q + 1]);
+  for (int q = 0; q <= C; ++q) x_face[q] = tab.at(line[q], line[q + 1]);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int m = line[q + 1];
     const T uc = sc[q];
-    const T z_up = mean(m, above[q]);
+    const T z_up = wz[tab.at(m, above[q])];
     // apply_operator's order, so the sums round as the stencil's.
-    T sum = (face[q] * h[0]) * (sc[q - 1] - uc) + (face[q + 1] * h[0]) * (sc[q + 1] - uc);
-    sum += (mean(south[q], m) * h[1]) * (sc[q - stride] - uc) + (mean(m, north[q]) * h[1]) * (sc[q + stride] - uc);
-    sum += (z_face[q] * h[2]) * (pm[q] - uc) + (z_up * h[2]) * (pp[q] - uc);
+    T sum = wx[x_face[q]] * (sc[q - 1] - uc) + wx[x_face[q + 1]] * (sc[q + 1] - uc);
+    sum += wy[tab.at(south[q], m)] * (sc[q - stride] - uc) + wy[tab.at(m, north[q])] * (sc[q + stride] - uc);
+    sum += z_face[q] * (pm[q] - uc) + z_up * (pp[q] - uc);
     v[q] = sum;
     z_face[q] = z_up;
   }
@@ -154,6 +167,8 @@ constexpr int var_x_lines() {
   return sizeof(T) == 4 && C <= 17 ? 15 : 7;
 }
 
+// Persistent blocks (gridDim.x of them): each takes a run of the grid's (slab, plane)
+// units (plane_run) and streams its segments (plane_segment) through one ring.
 template <class T, int L, int C>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
   constexpr int NS = kVarXSlots;
@@ -161,23 +176,27 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = x_row_stride<T, C>(nx), mstride = var_x_material_stride<C>(a.material_pitch);
-  const int j0 = 1 + blockIdx.x * L;
-  const int kb = 1 + blockIdx.y * a.kseg;
-  const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
-  if (kb >= ke) return;
+  const int planes = nz - 2;
+  const PlaneRun run = plane_run((ny - 2 + L - 1) / L, planes, gridDim.x, blockIdx.x);
+  if (run.begin >= run.end) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * (L + 1);
 
   // Layout (var_x_smem_bytes); everything zeroed once: rows past the grid are never
-  // copied, and a staging row's nodes 0 and nx-1 stay 0 (zero increments on the x faces).
-  T* table = reinterpret_cast<T*>(smem_raw);
-  unsigned char* mslots = smem_raw + kMaxMaterials * kMaxMaterials * sizeof(T);
+  // copied (a later segment's slab may leave the rows of an earlier one there: they feed
+  // only the warps past the grid), and a staging row's nodes 0 and nx-1 stay 0 (zero
+  // increments on the x faces).
+  T* tables = reinterpret_cast<T*>(smem_raw);
+  unsigned char* mslots = smem_raw + kVarXTables * kVarXTableSize * sizeof(T);
   T* uslots = reinterpret_cast<T*>(mslots + static_cast<std::size_t>(NS) * (L + 2) * mstride);
   T* stages = uslots + NS * (L + 2) * stride;
   auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
-  const PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, kb - 1};
+  PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, 0};
   const CompactTable tab{a.material_count};
-  load_compact_face_table(table, a.material_face_mean, a.material_count, tid, kThreads);
+  {
+    const T scale[kVarXTables] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2], a.tau * a.inv_h2[0]};
+    load_var_x_tables(tables, a.material_face_mean, a.material_count, scale, tid, kThreads);
+  }
   {
     auto* words = reinterpret_cast<unsigned*>(mslots);
     const int n_words = static_cast<int>((reinterpret_cast<unsigned char*>(bars) - mslots) / sizeof(unsigned));
@@ -190,77 +209,89 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   const unsigned mrow_bytes = static_cast<unsigned>(a.material_pitch);
-  if (warp == L) {
-    // The producer lane: both arrays' rows of plane p on the plane's full barrier.
-    if (lane == 0) {
-      const int rows = min(L + 2, ny - (j0 - 1));
-      for (int p = kb - 1; p <= ke; ++p) {
-        const int slot = ring.slot_of(p);
-        if (p - ring.first >= NS) mbarrier_wait(ring.empty + slot, ring.parity_of(p) ^ 1u);
-        mbarrier_arrive_expect_tx(ring.full + slot, rows * (row_bytes + mrow_bytes));
-        const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
-        T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
-        unsigned char* mdst = mslots + static_cast<std::size_t>(slot) * (L + 2) * mstride;
-        for (int r = 0; r < rows; ++r) {
-          bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes, ring.full + slot);
-          bulk_load(mdst + static_cast<std::size_t>(r) * mstride, a.material + (first_row + r) * mrow_bytes, mrow_bytes,
-                    ring.full + slot);
-        }
-      }
-    }
-    return;
-  }
-
-  const int j = j0 + warp;
-  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
-  const int lane_row = 1 + lane * C;  // this lane's first node
+  const int lane_row = 1 + lane * C;    // this lane's first node
   const int lim = (nx - 2) - lane * C;  // rows of this lane's chunk inside the line
   T* stage = stages + warp * stride;
-  const T h[3] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2]};
-  const T tw = a.tau * a.inv_h2[0];
-  auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + lane_row; };
+  const T* solve_x = tables + kSolveX * kVarXTableSize;
   auto mslot = [&](int k) {
     return mslots + static_cast<std::size_t>(ring.slot_of(k)) * (L + 2) * mstride + (warp + 1) * mstride + lane_row;
   };
-  ring.wait(kb - 1);
-  ring.wait(kb);
-  // The faces below the first plane's rows; then each plane's faces above carry over.
-  T z_face[C];
-  {
-    const SlotBytes<C> below(mslot(kb - 1)), here(mslot(kb));
-#pragma unroll
-    for (int q = 0; q < C; ++q) z_face[q] = table[tab.at(below[q], here[q])];
-  }
-  for (int k = kb; k < ke; ++k) {
-    ring.wait(k + 1);
-    const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
-    if (a.f && line && k + 1 < ke)
-      for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
-    T v[C], face[C + 1];
-    material_operator_rows<T, C>(v, face, z_face, table, tab, uslot(k), uslot(k - 1), uslot(k + 1), stride, mslot(k),
-                                 mslot(k + 1), mstride, h);
-    // Plane k-1 is done with (this warp's last read of it); the staging row is free once
-    // the last store has read it.
-    ring.release(k - 1);
-    if (lane == 0) bulk_wait_read();
-    __syncwarp();
-    if (a.f)
-      finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt);
-    else
-      finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt);
-    warp_solve_var<T, C>(v, [&](int q) { return tw * face[q]; }, [](int) { return T(1); }, lim);
-    T* out = stage + lane_row;
-#pragma unroll
-    for (int q = 0; q < C; ++q)
-      if (q < lim) out[q] = v[q];
-    fence_proxy_async();
-    __syncwarp();
-    if (line && lane == 0) {
-      bulk_store(a.d + row, stage, row_bytes);
-      bulk_commit();
+  int streamed = 0;  // planes through the ring so far
+  for (long long u = run.begin; u < run.end;) {
+    const PlaneSegment seg = plane_segment(u, run.end, planes);
+    u += seg.ke - seg.kb;
+    const int j0 = 1 + seg.slab * L, kb = seg.kb, ke = seg.ke;  // planes kb..ke-1 are solved
+    ring.first = kb - 1 - streamed;  // the ring's sequence goes on from segment to segment
+    streamed += ke - kb + 2;
+    if (warp == L) {
+      // The producer lane: both arrays' rows of plane p on the plane's full barrier.
+      if (lane == 0) {
+        const int rows = min(L + 2, ny - (j0 - 1));
+        for (int p = kb - 1; p <= ke; ++p) {
+          const int slot = ring.slot_of(p);
+          if (p - ring.first >= NS) mbarrier_wait(ring.empty + slot, ring.parity_of(p) ^ 1u);
+          mbarrier_arrive_expect_tx(ring.full + slot, rows * (row_bytes + mrow_bytes));
+          const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
+          T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
+          unsigned char* mdst = mslots + static_cast<std::size_t>(slot) * (L + 2) * mstride;
+          for (int r = 0; r < rows; ++r) {
+            bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes,
+                      ring.full + slot);
+            bulk_load(mdst + static_cast<std::size_t>(r) * mstride, a.material + (first_row + r) * mrow_bytes,
+                      mrow_bytes, ring.full + slot);
+          }
+        }
+      }
+      continue;
     }
+
+    const int j = j0 + warp;
+    const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+    auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + lane_row; };
+    ring.wait(kb - 1);
+    ring.wait(kb);
+    // The faces below the segment's first plane's rows; then each plane's faces above
+    // carry over.
+    T z_face[C];
+    {
+      const SlotBytes<C> below(mslot(kb - 1)), here(mslot(kb));
+#pragma unroll
+      for (int q = 0; q < C; ++q) z_face[q] = tables[kRhsZ * kVarXTableSize + tab.at(below[q], here[q])];
+    }
+    for (int k = kb; k < ke; ++k) {
+      ring.wait(k + 1);
+      const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
+      if (a.f && line && k + 1 < ke)
+        for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
+      T v[C];
+      int x_face[C + 1];
+      material_operator_rows<T, C>(v, x_face, z_face, tables, tab, uslot(k), uslot(k - 1), uslot(k + 1), stride,
+                                   mslot(k), mslot(k + 1), mstride);
+      // Plane k-1 is done with (this warp's last read of it); the staging row is free once
+      // the last store has read it.
+      ring.release(k - 1);
+      if (lane == 0) bulk_wait_read();
+      __syncwarp();
+      if (a.f)
+        finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt);
+      else
+        finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt);
+      warp_solve_var<T, C>(v, [&](int q) { return solve_x[x_face[q]]; }, [](int) { return T(1); }, lim);
+      T* out = stage + lane_row;
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (q < lim) out[q] = v[q];
+      fence_proxy_async();
+      __syncwarp();
+      if (line && lane == 0) {
+        bulk_store(a.d + row, stage, row_bytes);
+        bulk_commit();
+      }
+    }
+    ring.release(ke - 1);  // read for the last time by the segment's last plane
+    ring.release(ke);
   }
-  if (lane == 0) bulk_wait();
+  if (warp < L && lane == 0) bulk_wait();
 }
 
 }  // namespace adi3d::cuda::fused

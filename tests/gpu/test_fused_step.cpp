@@ -166,11 +166,13 @@ TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
 // the stencil and the x solve apart, the y and z passes the same: random materials, a
 // source, every kernel variant (float: chunks of 3, 5, 9 and 17 rows in blocks of 15
 // lines, 21, 25 and 33 in blocks of 7; double: 3 to 17 in blocks of 7), partial blocks of
-// lines and ranges of planes; small enough for compute-sanitizer.
+// lines; runs of planes within a slab and across slabs (40 x 1000 x 5: 67 slabs of 3
+// planes in float, 143 in double, so that on a GPU of fewer resident blocks than 201 or
+// 429 units a block's ring goes on from slab to slab); small enough for compute-sanitizer.
 TYPED_TEST(FusedStep, MaterialXPassMatchesStencilAndSolve) {
   using T = TypeParam;
   const std::array<int, 3> sizes[] = {{64, 19, 40}, {160, 18, 7}, {264, 5, 6}, {512, 20, 9},
-                                      {600, 9, 5},  {700, 4, 6},  {1000, 6, 5}};
+                                      {600, 9, 5},  {700, 4, 6},  {1000, 6, 5}, {40, 1000, 5}};
   for (const auto& n : sizes) {
     if (std::is_same_v<T, double> && n[0] > 546) continue;  // those take the two kernels
     Diffusion<T> d = make_case<T>(n, Alpha::materials, this->rng_);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -67,6 +68,50 @@ TEST(PlaneSplit, DegenerateGrids) {
   EXPECT_EQ(ring_planes_per_block(5, 0, 10), 1);
   EXPECT_EQ(ring_planes_per_block(0, 7, 10), 7);
   EXPECT_EQ(ring_planes_per_block(3, 7, 0), 7);
+}
+
+// Runs of persistent blocks (plane_run) and their segments (plane_segment), as the
+// material x pass walks them: the runs cover every (slab, plane) unit once, in order, and
+// differ in length by one at most; a run's segments lie in one slab each, follow one
+// another and cover the run.
+TEST(PlaneSplit, RunsCoverTheUnitsInSegmentsOfOneSlab) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> slabs_of(1, 300), planes_of(1, 1100), blocks_of(1, 600);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int slabs = slabs_of(rng), planes = planes_of(rng);
+    const long long units = static_cast<long long>(slabs) * planes;
+    const int blocks = static_cast<int>(std::min<long long>(blocks_of(rng), units));
+    long long next = 0, shortest = units, longest = 0;
+    for (int b = 0; b < blocks; ++b) {
+      const cuda::PlaneRun run = cuda::plane_run(slabs, planes, blocks, b);
+      ASSERT_EQ(run.begin, next) << slabs << " " << planes << " " << blocks << " " << b;
+      ASSERT_GT(run.end, run.begin);
+      shortest = std::min(shortest, run.end - run.begin);
+      longest = std::max(longest, run.end - run.begin);
+      long long u = run.begin;
+      int last_slab = -1;
+      while (u < run.end) {
+        const cuda::PlaneSegment seg = cuda::plane_segment(u, run.end, planes);
+        ASSERT_GT(seg.slab, last_slab);
+        ASSERT_EQ(static_cast<long long>(seg.slab) * planes + seg.kb - 1, u);  // starts at u
+        ASSERT_GE(seg.kb, 1);
+        ASSERT_GT(seg.ke, seg.kb);
+        ASSERT_LE(seg.ke, planes + 1);
+        // It ends at the slab's end or the run's.
+        ASSERT_TRUE(seg.ke == planes + 1 || u + seg.ke - seg.kb == run.end);
+        last_slab = seg.slab;
+        u += seg.ke - seg.kb;
+      }
+      ASSERT_EQ(u, run.end);
+      next = run.end;
+    }
+    ASSERT_EQ(next, units);
+    ASSERT_LE(longest - shortest, 1);
+  }
+  // 512^3 float on an H100: 34 slabs of 15 lines on 132 SMs, 131-132 planes a block.
+  const cuda::PlaneRun run = cuda::plane_run(34, 510, 132, 131);
+  EXPECT_EQ(run.end - run.begin, 132);
+  EXPECT_EQ(run.end, 34 * 510);
 }
 
 }  // namespace
