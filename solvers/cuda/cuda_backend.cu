@@ -273,7 +273,7 @@ bool CudaBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T
                                         T* scratch) {
   activate();
   fused_.set_merge_xy(policy_.fused_xy);
-  fused_.set_material_x_pass(policy_.material_x_pass);
+  fused_.set_variable_x_pass(policy_.variable_x_pass);
   return fused_.run(op, u, f, dt, tau, scratch, stream_);
 }
 
@@ -376,8 +376,8 @@ bool last_fused_xy(const Backend<T>& backend) {
   return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_fused_xy();
 }
 template <class T>
-bool last_material_x_pass(const Backend<T>& backend) {
-  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_material_x_pass();
+bool last_variable_x_pass(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_variable_x_pass();
 }
 
 template <class T>
@@ -394,7 +394,7 @@ bool bulk_copy_kernels_usable(const Backend<T>& backend) {
   template StencilVariant last_stencil_variant<T>(const Backend<T>&); \
   template XSolveVariant last_x_solve_variant<T>(const Backend<T>&);   \
   template bool last_fused_xy<T>(const Backend<T>&);                   \
-  template bool last_material_x_pass<T>(const Backend<T>&);
+  template bool last_variable_x_pass<T>(const Backend<T>&);
 ADI3D_INSTANTIATE_VARIANTS(float)
 ADI3D_INSTANTIATE_VARIANTS(double)
 #undef ADI3D_INSTANTIATE_VARIANTS

@@ -158,7 +158,7 @@ class CudaBackend final : public Backend<T> {
   XSolveVariant last_x_solve() const { return last_x_solve_; }
   // Whether the last fused step ran its x and y passes as one kernel (CudaPolicy::fused_xy).
   bool last_fused_xy() const { return fused_.last_merged_xy(); }
-  bool last_material_x_pass() const { return fused_.last_material_x_pass(); }
+  bool last_variable_x_pass() const { return fused_.last_variable_x_pass(); }
   cudaStream_t stream() const { return stream_; }  // for timing with events (bench)
   CUstream_st* cuda_stream() override { return stream_; }
   void set_policy(const CudaPolicy& p) { policy_ = p; }

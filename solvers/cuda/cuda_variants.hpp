@@ -87,10 +87,11 @@ struct CudaPolicy {
   // a quarter (float) or an eighth (double) of the field's bytes and divide for no face.
   // Read when a stepper is made (DouglasStepper), not per call.
   bool material_index = true;
-  // The fused step with a material index: its x pass as one kernel that forms the rhs and
-  // solves (fused_step_var_x_kernel.cuh: u and the index in, d out) where it applies,
-  // rather than the stencil and the x solve apart (4 arrays and two index reads).
-  bool material_x_pass = true;
+  // The fused step with an alpha field: its x pass as one kernel that forms the rhs and
+  // solves (fused_step_var_x_kernel.cuh: u and the material index, or alpha, in; d out)
+  // where it applies, rather than the stencil and the x solve apart (2 arrays more, and a
+  // second read of the index or of alpha).
+  bool variable_x_pass = true;
 };
 
 const char* to_string(StencilVariant v);
@@ -116,9 +117,9 @@ XSolveVariant last_x_solve_variant(const Backend<T>& backend);
 // (CudaPolicy::fused_xy).
 template <class T>
 bool last_fused_xy(const Backend<T>& backend);
-// Whether its x pass, with a material index, ran as one kernel (CudaPolicy::material_x_pass).
+// Whether its x pass, with an alpha field, ran as one kernel (CudaPolicy::variable_x_pass).
 template <class T>
-bool last_material_x_pass(const Backend<T>& backend);
+bool last_variable_x_pass(const Backend<T>& backend);
 // Whether the kernels that stream planes by sm_90 bulk copies (the planes stencil, the
 // fused step's x pass) run on this backend's device: compute capability 9.0 or newer and
 // a build for it (CMAKE_CUDA_ARCHITECTURES with 90 or newer). Where they do not, the

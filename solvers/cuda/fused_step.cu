@@ -485,12 +485,12 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
                               CUstream_st* stream) {
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  last_material_x_pass_ = false;
+  last_variable_x_pass_ = false;
   if (!applies(op, device)) return false;
   // Every node lies on a Dirichlet face: du = 0.
   if (op.n[0] < 3 || op.n[1] < 3 || op.n[2] < 3) return true;
   if (op.alpha_field) {
-    last_material_x_pass_ = fused_variable_step(op, u, f, dt, tau, d, device, stream, material_x_pass_);
+    last_variable_x_pass_ = fused_variable_step(op, u, f, dt, tau, d, device, stream, variable_x_pass_);
     return true;
   }
 

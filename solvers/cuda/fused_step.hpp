@@ -51,11 +51,11 @@ class FusedDouglasStep {
   void set_merge_xy(bool merge) { merge_xy_ = merge; }
   // Whether the last run() took that kernel.
   bool last_merged_xy() const { return last_merged_xy_; }
-  // With a material index, whether the x pass may run as one kernel (on by default:
-  // CudaPolicy::material_x_pass).
-  void set_material_x_pass(bool one_kernel) { material_x_pass_ = one_kernel; }
+  // With an alpha field, whether the x pass may run as one kernel (on by default:
+  // CudaPolicy::variable_x_pass).
+  void set_variable_x_pass(bool one_kernel) { variable_x_pass_ = one_kernel; }
   // Whether the last run() took it.
-  bool last_material_x_pass() const { return last_material_x_pass_; }
+  bool last_variable_x_pass() const { return last_variable_x_pass_; }
 
  private:
   // Launch plan of the three passes for one grid shape, device and source/no source.
@@ -86,8 +86,8 @@ class FusedDouglasStep {
   Array<T> factors_;
   Plan plan_;
   bool merge_xy_ = false;
-  bool material_x_pass_ = true;
-  bool last_material_x_pass_ = false;
+  bool variable_x_pass_ = true;
+  bool last_variable_x_pass_ = false;
   bool last_merged_xy_ = false;
   Array<unsigned> xy_sync_;  // the merged kernel's counters
 };

@@ -1,14 +1,16 @@
-// Launches of the fused Douglas step for a node diffusivity field. Pass x: with a material
-// index, one kernel that forms the rhs and solves (fused_step_var_x_kernel.cuh: u and the
-// index in, d out) where it applies; else the stencil and the tridiag library's x solve
+// Launches of the fused Douglas step for a node diffusivity field. Pass x: one kernel that
+// forms the rhs and solves (fused_step_var_x_kernel.cuh: u and the material index, or
+// alpha, in; d out) where it applies; else the stencil and the tridiag library's x solve
 // apart (a warp-per-line solve with the rhs formed inside, the x pass of
 // fused_step_kernels.cuh with alpha, ran 3.7 ms at 512^3 float on an H100, latency-bound
 // by the harmonic means' and pivots' divisions, against about 1.5 ms for the two apart;
 // the tridiag library's generated rows forming the rhs themselves from u and its four
 // neighbour lines, material index, ran 1.36 ms, issue-bound, against 1.38 for the two
-// apart). Passes y and z are fused (fused_step_var_kernels.cuh): y solves in place, z
-// solves and adds to u. Arrays per point: 13 with alpha (14 with a source), against 15
-// for the unfused step; 7 and three reads of the index with it.
+// apart; the one kernel, with a producer warp and the partition solve, 0.72 ms from alpha
+// and 0.50 by index). Passes y and z are fused (fused_step_var_kernels.cuh): y solves in
+// place, z solves and adds to u. Arrays per point: 10 with alpha and the one-kernel x pass
+// (13 with the two; 11 and 14 with a source), against 15 for the unfused step; 7 and three
+// reads of the index with it.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
@@ -37,12 +39,12 @@ DeviceLimits device_limits(int device) {
   return l;
 }
 
-// The material x pass (fused_step_var_x_kernel.cuh) in blocks of L line warps; false
+// The one-kernel x pass (fused_step_var_x_kernel.cuh) in blocks of L line warps; false
 // (nothing launched) where its shared memory exceeds optin or bulk copies are not usable.
-template <class T, int L, int C>
+template <class T, int L, int C, bool kMaterial>
 bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, const DeviceLimits& limits, cudaStream_t s) {
-  auto kernel = fused::var_x_pass_kernel<T, L, C>;
-  const std::size_t smem = fused::var_x_smem_bytes<T, L, C>(args.n[0], args.material_pitch);
+  auto kernel = fused::var_x_pass_kernel<T, L, C, kMaterial>;
+  const std::size_t smem = fused::var_x_smem_bytes<T, L, C, kMaterial>(args.n[0], args.material_pitch);
   if (smem > static_cast<std::size_t>(limits.optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
     return false;
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
@@ -57,41 +59,52 @@ bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, const Device
   return true;
 }
 
-// Pass x of a material-index step in one kernel where it applies; false elsewhere (rows of
-// u not whole 16-byte units, unaligned arrays, lines the warp solve does not take, slots
-// beyond shared memory: double lines of more than 546 nodes).
+// Pass x of a variable step in one kernel where it applies (by the material index where
+// there is one, else from alpha); false elsewhere (rows of u not whole 16-byte units,
+// unaligned arrays, lines the warp solve does not take, slots beyond shared memory: by
+// index, double lines of more than 546 nodes; from alpha, float lines of more than 546,
+// double of more than 290).
 template <class T>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
                   const DeviceLimits& limits, cudaStream_t s) {
   const int nx = op.n[0];
   const int cap = fused::chunk_cap(nx);
+  const bool material = op.material != nullptr;
   const bool rows_aligned = (static_cast<std::size_t>(nx) * sizeof(T)) % 16 == 0 && aligned16(u) && aligned16(d) &&
-                            (!f || aligned16(f)) && aligned16(op.material) && op.material_pitch % 16 == 0;
-  if (!op.material || op.material_count < 1 || op.material_count > kMaxMaterials || cap == 0 || !rows_aligned)
+                            (!f || aligned16(f)) &&
+                            (material ? aligned16(op.material) && op.material_pitch % 16 == 0
+                                      : aligned16(op.alpha_field));
+  if ((material && (op.material_count < 1 || op.material_count > kMaxMaterials)) || (!material && !op.alpha_field) ||
+      cap == 0 || !rows_aligned)
     return false;
   fused::VarXArgs<T> a{};
   fused::take_operator(a, op);
   a.material_count = op.material_count;
+  a.alpha = op.alpha_field;
   a.dt = dt;
   a.tau = tau;
   a.u = u;
   a.f = f;
   a.d = d;
-  return fused::with_chunk_cap(cap, [&](auto C) {
-    constexpr int c = C.value;
-    constexpr int L = fused::var_x_lines<T, c>();
-    if constexpr (fused::var_x_fits<T, L, c>())
-      return launch_var_x_lines<T, L, c>(a, device, limits, s);
-    else
-      return false;
-  });
+  auto launch = [&](auto kind) {
+    constexpr bool kMaterial = decltype(kind)::value;
+    return fused::with_chunk_cap(cap, [&](auto C) {
+      constexpr int c = C.value;
+      constexpr int L = fused::var_x_lines<T, c, kMaterial>();
+      if constexpr (fused::var_x_fits<T, L, c, kMaterial>())
+        return launch_var_x_lines<T, L, c, kMaterial>(a, device, limits, s);
+      else
+        return false;
+    });
+  };
+  return material ? launch(std::true_type{}) : launch(std::false_type{});
 }
 
 // fused_variable_x_pass on the device of limits.
 template <class T>
 int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-           const DeviceLimits& limits, cudaStream_t s, bool material_x_pass) {
-  if (material_x_pass && launch_var_x(op, u, f, dt, tau, d, device, limits, s)) return 1;
+           const DeviceLimits& limits, cudaStream_t s, bool variable_x_pass) {
+  if (variable_x_pass && launch_var_x(op, u, f, dt, tau, d, device, limits, s)) return 1;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
@@ -121,16 +134,16 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
 
 template <class T>
 int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-                          CUstream_st* stream, bool material_x_pass) {
-  return x_pass(op, u, f, dt, tau, d, device, device_limits(device), stream, material_x_pass);
+                          CUstream_st* stream, bool variable_x_pass) {
+  return x_pass(op, u, f, dt, tau, d, device, device_limits(device), stream, variable_x_pass);
 }
 
 template <class T>
 bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
-                         CUstream_st* stream, bool material_x_pass) {
+                         CUstream_st* stream, bool variable_x_pass) {
   const cudaStream_t s = stream;
   const DeviceLimits limits = device_limits(device);
-  const bool one_kernel_x = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, material_x_pass) == 1;
+  const bool one_kernel_x = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, variable_x_pass) == 1;
   fused::VarPassArgs<T> args{};
   fused::take_operator(args, op);
   args.tau = tau;

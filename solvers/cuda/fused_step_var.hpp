@@ -13,17 +13,18 @@ template <class T>
 bool fused_variable_applies(const OperatorView<T>& op, int device);
 
 // u += du of one Douglas step (FusedDouglasStep::run), for grids of at least 3 nodes per
-// axis where fused_variable_applies holds. material_x_pass: see fused_variable_x_pass;
+// axis where fused_variable_applies holds. variable_x_pass: see fused_variable_x_pass;
 // returns whether its x pass ran as one kernel.
 template <class T>
 bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
-                         CUstream_st* stream, bool material_x_pass = true);
+                         CUstream_st* stream, bool variable_x_pass = true);
 
-// Its first pass alone, d = (I - tau Ax)^-1 dt (A u + f) on the interior nodes: with a
-// material index and material_x_pass, one kernel that forms the rhs itself where it
-// applies; else the stencil and the x solve. Returns the kernels launched: 1 or 2.
+// Its first pass alone, d = (I - tau Ax)^-1 dt (A u + f) on the interior nodes: with
+// variable_x_pass, one kernel that forms the rhs itself where it applies (by the material
+// index where op has one, else from alpha); else the stencil and the x solve. Returns the
+// kernels launched: 1 or 2.
 template <class T>
 int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-                          CUstream_st* stream, bool material_x_pass = true);
+                          CUstream_st* stream, bool variable_x_pass = true);
 
 }  // namespace adi3d::cuda

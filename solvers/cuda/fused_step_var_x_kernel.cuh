@@ -1,17 +1,18 @@
 #pragma once
-// Pass x of the fused variable step with a material index (fused_step_var.cu):
+// Pass x of the fused variable step (fused_step_var.cu):
 //   d = (I - tau Ax)^-1 dt (A u + f)
 // formed and solved in one kernel, as the constant step's bulk x pass
 // (fused_step_kernels.cuh, x_pass_bulk_kernel): a block of L line warps and a producer
-// warp takes slabs of rows j0..j0+L-1 over runs of planes; the producer streams each plane's
-// L+2 rows of u and of the material bytes through one PlaneRing (plane_ring.cuh; the two
-// arrays' slots share its barriers); line warp w forms the rhs of row j0+w of plane k on
-// its lane's chunk of C rows from planes k-1..k+1, the face weights looked up in the
-// material tables (in shared memory), solves the line by warp_solve_var (the y/z tiles'
-// partition solve: each line has rows of its own) and stores it from a staging row by one
-// bulk copy. u and the index come from DRAM once, and d goes out once: 2 arrays and a
-// byte per point, against 4 and two bytes for the stencil and the x solve apart.
-// Internal to the CUDA backend.
+// warp takes slabs of rows j0..j0+L-1 over runs of planes; the producer streams each
+// plane's L+2 rows of u and of the coefficients (the material bytes, or alpha) through one
+// PlaneRing (plane_ring.cuh; the two arrays' slots share its barriers); line warp w forms
+// the rhs of row j0+w of plane k on its lane's chunk of C rows from planes k-1..k+1, the
+// face weights looked up in the material tables (in shared memory) or made from alpha
+// (harmonic means), solves the line by warp_solve_var (the y/z tiles' partition solve:
+// each line has rows of its own) and stores it from a staging row by one bulk copy. u and
+// the coefficients come from DRAM once, and d goes out once: 2 arrays and a byte per
+// point (3 arrays with alpha), against 4 and two bytes (6 arrays) for the stencil and the
+// x solve apart. Internal to the CUDA backend.
 #include "solvers/cuda/async_copy.cuh"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
@@ -23,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace adi3d::cuda::fused {
 
@@ -34,6 +36,7 @@ struct VarXArgs {
   const T* u;
   const T* f;  // source or null
   T* d;
+  const T* alpha;  // node diffusivity (the alpha-field kernel)
   const std::uint8_t* material;
   const T* material_face_mean;
   int material_pitch;  // bytes per row of the index (a multiple of 32)
@@ -60,23 +63,33 @@ constexpr int var_x_material_stride(int material_pitch) {
 enum VarXTable { kRhsX, kRhsY, kRhsZ, kSolveX, kVarXTables };
 constexpr int kVarXTableSize = kMaxMaterials * kMaxMaterials;
 
-// Shared memory: the face tables, NS material slots of L+2 rows, NS slots of u of L+2 rows
-// of x_row_stride, L staging rows, the ring's 2 NS barriers.
-template <class T, int L, int C>
+// The coefficients the pass streams beside u: the material bytes (kMaterial), whose faces
+// come from the tables, or alpha, whose faces it makes (harmonic means). Bytes per slot
+// row, and of the tables.
+template <class T, int C, bool kMaterial>
+constexpr int var_x_coef_stride(int nx, int material_pitch) {
+  return kMaterial ? var_x_material_stride<C>(material_pitch) : x_row_stride<T, C>(nx) * static_cast<int>(sizeof(T));
+}
+template <class T, bool kMaterial>
+constexpr std::size_t kVarXTableBytes = kMaterial ? kVarXTables * kVarXTableSize * sizeof(T) : 0;
+
+// Shared memory: the face tables (kMaterial), NS coefficient slots of L+2 rows, NS slots of
+// u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS barriers.
+template <class T, int L, int C, bool kMaterial>
 constexpr std::size_t var_x_smem_bytes(int nx, int material_pitch) {
   constexpr int NS = kVarXSlots;
-  return kVarXTables * kVarXTableSize * sizeof(T) +
-         static_cast<std::size_t>(NS) * (L + 2) * var_x_material_stride<C>(material_pitch) +
+  return kVarXTableBytes<T, kMaterial> +
+         static_cast<std::size_t>(NS) * (L + 2) * var_x_coef_stride<T, C, kMaterial>(nx, material_pitch) +
          (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
 // Whether the longest lines of chunk C fit the largest opt-in shared memory of a block
 // (227 KiB, sm_90); the kernels of those that do not are not built.
-template <class T, int L, int C>
+template <class T, int L, int C, bool kMaterial>
 constexpr bool var_x_fits() {
   constexpr int nx = 32 * C + 2;
-  return var_x_smem_bytes<T, L, C>(nx, (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign) <=
-         227 * 1024;
+  return var_x_smem_bytes<T, L, C, kMaterial>(
+             nx, (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign) <= 227 * 1024;
 }
 
 // The face tables with rows of the materials in use (not kMaxMaterials): the lookups of a
@@ -124,6 +137,18 @@ struct SlotBytes {
   }
 };
 
+// Row sum of the 7-point operator at s (u there: uc; the x and y neighbours beside it in
+// the slot, rows stride apart; pm / pp: the planes below and above), weights w*, in
+// apply_operator's order, so that the sums round as the stencil's.
+template <class T>
+__device__ __forceinline__ T seven_point_row(const T* s, T uc, int stride, T pm, T pp, T wxm, T wxp, T wym, T wyp,
+                                             T wzm, T wzp) {
+  T sum = wxm * (s[-1] - uc) + wxp * (s[1] - uc);
+  sum += wym * (s[-stride] - uc) + wyp * (s[stride] - uc);
+  sum += wzm * (pm - uc) + wzp * (pp - uc);
+  return sum;
+}
+
 // A u and the faces on this lane's C rows of an x line, with materials: sc / mc point at
 // the lane's first row (node 1 + lane C) of line j in plane k, in the u and material
 // slots; the rows beside it are a slot row (stride, mstride) apart, the planes beside it
@@ -146,13 +171,29 @@ __device__ __forceinline__ void material_operator_rows(T (&v)[C], int (&x_face)[
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int m = line[q + 1];
-    const T uc = sc[q];
     const T z_up = wz[tab.at(m, above[q])];
-    // apply_operator's order, so the sums round as the stencil's.
-    T sum = wx[x_face[q]] * (sc[q - 1] - uc) + wx[x_face[q + 1]] * (sc[q + 1] - uc);
-    sum += wy[tab.at(south[q], m)] * (sc[q - stride] - uc) + wy[tab.at(m, north[q])] * (sc[q + stride] - uc);
-    sum += z_face[q] * (pm[q] - uc) + z_up * (pp[q] - uc);
-    v[q] = sum;
+    v[q] = seven_point_row(sc + q, sc[q], stride, pm[q], pp[q], wx[x_face[q]], wx[x_face[q + 1]],
+                           wy[tab.at(south[q], m)], wy[tab.at(m, north[q])], z_face[q], z_up);
+    z_face[q] = z_up;
+  }
+}
+
+// The same with alpha: ac points at alpha of the lane's first row in plane k's slot (the
+// rows beside it stride apart), ap at plane k+1's; z_face as above (h[2] times the means);
+// x_mean[q] on return: the harmonic mean of the x face between rows q-1 and q.
+template <class T, int C>
+__device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1], T (&z_face)[C], const T* sc,
+                                                    const T* pm, const T* pp, int stride, const T* ac, const T* ap,
+                                                    const T (&h)[3]) {
+#pragma unroll
+  for (int q = 0; q <= C; ++q) x_mean[q] = harmonic_mean_fast(ac[q - 1], ac[q]);
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const T a = ac[q];
+    const T z_up = harmonic_mean_fast(a, ap[q]) * h[2];
+    v[q] = seven_point_row(sc + q, sc[q], stride, pm[q], pp[q], x_mean[q] * h[0], x_mean[q + 1] * h[0],
+                           harmonic_mean_fast(ac[q - stride], a) * h[1], harmonic_mean_fast(a, ac[q + stride]) * h[1],
+                           z_face[q], z_up);
     z_face[q] = z_up;
   }
 }
@@ -162,20 +203,22 @@ __device__ __forceinline__ void material_operator_rows(T (&v)[C], int (&x_face)[
 // 17-row chunks spilled); 15 lines where the slots fit (float lines of up to 546 nodes),
 // else 7. (Float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the registers, hide
 // the solve's chains.)
-template <class T, int C>
+// With alpha (4 bytes a node beside u, not 1), 7 wherever: 15 do not fit.
+template <class T, int C, bool kMaterial>
 constexpr int var_x_lines() {
-  return sizeof(T) == 4 && C <= 17 ? 15 : 7;
+  return kMaterial && sizeof(T) == 4 && C <= 17 ? 15 : 7;
 }
 
 // Persistent blocks (gridDim.x of them): each takes a run of the grid's (slab, plane)
 // units (plane_run) and streams its segments (plane_segment) through one ring.
-template <class T, int L, int C>
+template <class T, int L, int C, bool kMaterial>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
   constexpr int NS = kVarXSlots;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const int stride = x_row_stride<T, C>(nx), mstride = var_x_material_stride<C>(a.material_pitch);
+  const int stride = x_row_stride<T, C>(nx);
+  const int cstride = var_x_coef_stride<T, C, kMaterial>(nx, a.material_pitch);  // bytes
   const int planes = nz - 2;
   const PlaneRun run = plane_run((ny - 2 + L - 1) / L, planes, gridDim.x, blockIdx.x);
   if (run.begin >= run.end) return;
@@ -187,19 +230,19 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   // only the warps past the grid), and a staging row's nodes 0 and nx-1 stay 0 (zero
   // increments on the x faces).
   T* tables = reinterpret_cast<T*>(smem_raw);
-  unsigned char* mslots = smem_raw + kVarXTables * kVarXTableSize * sizeof(T);
-  T* uslots = reinterpret_cast<T*>(mslots + static_cast<std::size_t>(NS) * (L + 2) * mstride);
+  unsigned char* cslots = smem_raw + kVarXTableBytes<T, kMaterial>;
+  T* uslots = reinterpret_cast<T*>(cslots + static_cast<std::size_t>(NS) * (L + 2) * cstride);
   T* stages = uslots + NS * (L + 2) * stride;
   auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
   PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, 0};
   const CompactTable tab{a.material_count};
-  {
+  if constexpr (kMaterial) {
     const T scale[kVarXTables] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2], a.tau * a.inv_h2[0]};
     load_var_x_tables(tables, a.material_face_mean, a.material_count, scale, tid, kThreads);
   }
   {
-    auto* words = reinterpret_cast<unsigned*>(mslots);
-    const int n_words = static_cast<int>((reinterpret_cast<unsigned char*>(bars) - mslots) / sizeof(unsigned));
+    auto* words = reinterpret_cast<unsigned*>(cslots);
+    const int n_words = static_cast<int>((reinterpret_cast<unsigned char*>(bars) - cslots) / sizeof(unsigned));
     for (int e = tid; e < n_words; e += kThreads) words[e] = 0u;
   }
   fence_proxy_async();  // the zeros before the bulk loads that overwrite them
@@ -208,14 +251,19 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
 
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
-  const unsigned mrow_bytes = static_cast<unsigned>(a.material_pitch);
+  const unsigned crow_bytes = kMaterial ? static_cast<unsigned>(a.material_pitch) : row_bytes;
   const int lane_row = 1 + lane * C;    // this lane's first node
   const int lim = (nx - 2) - lane * C;  // rows of this lane's chunk inside the line
   T* stage = stages + warp * stride;
   const T* solve_x = tables + kSolveX * kVarXTableSize;
-  auto mslot = [&](int k) {
-    return mslots + static_cast<std::size_t>(ring.slot_of(k)) * (L + 2) * mstride + (warp + 1) * mstride + lane_row;
+  const T h[3] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2]};
+  const T tw = a.tau * a.inv_h2[0];
+  // This lane's first row of line warp + 1 in plane k's coefficient slot.
+  auto cslot = [&](int k) {
+    return cslots + static_cast<std::size_t>(ring.slot_of(k)) * (L + 2) * cstride + (warp + 1) * cstride +
+           lane_row * (kMaterial ? 1 : static_cast<int>(sizeof(T)));
   };
+  auto aslot = [&](int k) { return reinterpret_cast<const T*>(cslot(k)); };
   int streamed = 0;  // planes through the ring so far
   for (long long u = run.begin; u < run.end;) {
     const PlaneSegment seg = plane_segment(u, run.end, planes);
@@ -230,15 +278,16 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
         for (int p = kb - 1; p <= ke; ++p) {
           const int slot = ring.slot_of(p);
           if (p - ring.first >= NS) mbarrier_wait(ring.empty + slot, ring.parity_of(p) ^ 1u);
-          mbarrier_arrive_expect_tx(ring.full + slot, rows * (row_bytes + mrow_bytes));
+          mbarrier_arrive_expect_tx(ring.full + slot, rows * (row_bytes + crow_bytes));
           const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
           T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
-          unsigned char* mdst = mslots + static_cast<std::size_t>(slot) * (L + 2) * mstride;
+          unsigned char* cdst = cslots + static_cast<std::size_t>(slot) * (L + 2) * cstride;
           for (int r = 0; r < rows; ++r) {
             bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes,
                       ring.full + slot);
-            bulk_load(mdst + static_cast<std::size_t>(r) * mstride, a.material + (first_row + r) * mrow_bytes,
-                      mrow_bytes, ring.full + slot);
+            const void* csrc = kMaterial ? static_cast<const void*>(a.material + (first_row + r) * crow_bytes)
+                                         : static_cast<const void*>(a.alpha + (first_row + r) * nx);
+            bulk_load(cdst + static_cast<std::size_t>(r) * cstride, csrc, crow_bytes, ring.full + slot);
           }
         }
       }
@@ -253,10 +302,14 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
     // The faces below the segment's first plane's rows; then each plane's faces above
     // carry over.
     T z_face[C];
-    {
-      const SlotBytes<C> below(mslot(kb - 1)), here(mslot(kb));
+    if constexpr (kMaterial) {
+      const SlotBytes<C> below(cslot(kb - 1)), here(cslot(kb));
 #pragma unroll
       for (int q = 0; q < C; ++q) z_face[q] = tables[kRhsZ * kVarXTableSize + tab.at(below[q], here[q])];
+    } else {
+      const T *below = aslot(kb - 1), *here = aslot(kb);
+#pragma unroll
+      for (int q = 0; q < C; ++q) z_face[q] = harmonic_mean_fast(below[q], here[q]) * h[2];
     }
     for (int k = kb; k < ke; ++k) {
       ring.wait(k + 1);
@@ -264,9 +317,13 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       if (a.f && line && k + 1 < ke)
         for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
       T v[C];
-      int x_face[C + 1];
-      material_operator_rows<T, C>(v, x_face, z_face, tables, tab, uslot(k), uslot(k - 1), uslot(k + 1), stride,
-                                   mslot(k), mslot(k + 1), mstride);
+      std::conditional_t<kMaterial, int, T> x_face[C + 1];  // table entries, or means
+      if constexpr (kMaterial)
+        material_operator_rows<T, C>(v, x_face, z_face, tables, tab, uslot(k), uslot(k - 1), uslot(k + 1), stride,
+                                     cslot(k), cslot(k + 1), cstride);
+      else
+        alpha_operator_rows<T, C>(v, x_face, z_face, uslot(k), uslot(k - 1), uslot(k + 1), stride, aslot(k),
+                                  aslot(k + 1), h);
       // Plane k-1 is done with (this warp's last read of it); the staging row is free once
       // the last store has read it.
       ring.release(k - 1);
@@ -276,7 +333,15 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
         finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt);
       else
         finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt);
-      warp_solve_var<T, C>(v, [&](int q) { return solve_x[x_face[q]]; }, [](int) { return T(1); }, lim);
+      warp_solve_var<T, C>(
+          v,
+          [&](int q) {
+            if constexpr (kMaterial)
+              return solve_x[x_face[q]];
+            else
+              return tw * x_face[q];
+          },
+          [](int) { return T(1); }, lim);
       T* out = stage + lane_row;
 #pragma unroll
       for (int q = 0; q < C; ++q)

@@ -162,48 +162,54 @@ TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
 // Strongly anisotropic diffusivities and a large tau: tau w from about 5e-3 (z: lines
 // barely coupled) to 8e4 (x: the elimination factors tend to 1/2, so the start value of
 // a lane's chunk reaches far along the line).
-// The material-index step's x pass as one kernel (CudaPolicy::material_x_pass) against
-// the stencil and the x solve apart, the y and z passes the same: random materials, a
-// source, every kernel variant (float: chunks of 3, 5, 9 and 17 rows in blocks of 15
-// lines, 21, 25 and 33 in blocks of 7; double: 3 to 17 in blocks of 7), partial blocks of
+// The variable step's x pass as one kernel (CudaPolicy::variable_x_pass) against the
+// stencil and the x solve apart, the y and z passes the same: random materials, by their
+// index and from alpha, with a source, every kernel variant (by index, float: chunks of 3,
+// 5, 9 and 17 rows in blocks of 15 lines, 21, 25 and 33 in blocks of 7; double: 3 to 17
+// in blocks of 7; from alpha, blocks of 7: float to 21, double to 9), partial blocks of
 // lines; runs of planes within a slab and across slabs (40 x 1000 x 5: 67 slabs of 3
-// planes in float, 143 in double, so that on a GPU of fewer resident blocks than 201 or
-// 429 units a block's ring goes on from slab to slab); small enough for compute-sanitizer.
-TYPED_TEST(FusedStep, MaterialXPassMatchesStencilAndSolve) {
+// planes by index in float, 143 otherwise, so that on a GPU of fewer resident blocks
+// than 201 or 429 units a block's ring goes on from slab to slab); small enough for
+// compute-sanitizer.
+TYPED_TEST(FusedStep, VariableXPassMatchesStencilAndSolve) {
   using T = TypeParam;
   const std::array<int, 3> sizes[] = {{64, 19, 40}, {160, 18, 7}, {264, 5, 6}, {512, 20, 9},
                                       {600, 9, 5},  {700, 4, 6},  {1000, 6, 5}, {40, 1000, 5}};
-  for (const auto& n : sizes) {
-    if (std::is_same_v<T, double> && n[0] > 546) continue;  // those take the two kernels
-    Diffusion<T> d = make_case<T>(n, Alpha::materials, this->rng_);
-    Array<T> alpha = this->to_gpu(d.alpha_field);
-    OperatorView<T> op = make_operator_view(d, alpha.data());
-    const MaterialArrays<T> index =
-        upload_materials(*this->gpu_, index_materials(d.alpha_field, {n[0], n[1], n[2]}));
-    index.attach(op);
-    const std::size_t points = d.grid.size();
-    const auto u0 = random_field<T>(points, this->rng_);
-    Array<T> f = this->to_gpu(random_field<T>(points, this->rng_));
-    Array<T> scratch = this->to_gpu(random_field<T>(points, this->rng_));
-    std::vector<T> result[2];
-    for (bool one_kernel : {true, false}) {
-      CudaPolicy p{};
-      p.material_x_pass = one_kernel;
-      set_cuda_policy(*this->gpu_, p);
-      Array<T> u = this->to_gpu(u0);
-      for (int step = 0; step < 2; ++step) {
-        ASSERT_TRUE(this->gpu_->fused_douglas_step(op, u.data(), step == 0 ? f.data() : nullptr, T(2e-3), T(1e-3),
-                                                   scratch.data()));
-        ASSERT_EQ(last_material_x_pass(*this->gpu_), one_kernel) << n[0] << " x " << n[1] << " x " << n[2];
+  for (const bool by_index : {true, false})
+    for (const auto& n : sizes) {
+      // The longest x lines the one-kernel pass takes (the others take the two kernels).
+      const int longest = by_index ? (std::is_same_v<T, float> ? 1058 : 546) : (std::is_same_v<T, float> ? 674 : 290);
+      if (n[0] > longest) continue;
+      SCOPED_TRACE(by_index ? "by index" : "from alpha");
+      Diffusion<T> d = make_case<T>(n, Alpha::materials, this->rng_);
+      Array<T> alpha = this->to_gpu(d.alpha_field);
+      OperatorView<T> op = make_operator_view(d, alpha.data());
+      const MaterialArrays<T> index =
+          upload_materials(*this->gpu_, index_materials(d.alpha_field, {n[0], n[1], n[2]}));
+      if (by_index) index.attach(op);
+      const std::size_t points = d.grid.size();
+      const auto u0 = random_field<T>(points, this->rng_);
+      Array<T> f = this->to_gpu(random_field<T>(points, this->rng_));
+      Array<T> scratch = this->to_gpu(random_field<T>(points, this->rng_));
+      std::vector<T> result[2];
+      for (bool one_kernel : {true, false}) {
+        CudaPolicy p{};
+        p.variable_x_pass = one_kernel;
+        set_cuda_policy(*this->gpu_, p);
+        Array<T> u = this->to_gpu(u0);
+        for (int step = 0; step < 2; ++step) {
+          ASSERT_TRUE(this->gpu_->fused_douglas_step(op, u.data(), step == 0 ? f.data() : nullptr, T(2e-3), T(1e-3),
+                                                     scratch.data()));
+          ASSERT_EQ(last_variable_x_pass(*this->gpu_), one_kernel) << n[0] << " x " << n[1] << " x " << n[2];
+        }
+        result[one_kernel] = this->from_gpu(u);
       }
-      result[one_kernel] = this->from_gpu(u);
+      set_cuda_policy(*this->gpu_, CudaPolicy{});
+      EXPECT_LE(relative_difference(result[0], result[1]), 20 * tolerance<T>())
+          << n[0] << " x " << n[1] << " x " << n[2];
+      // Something moved: the comparison is not of two untouched copies of u0.
+      EXPECT_GT(relative_difference(u0, result[1]), 100 * tolerance<T>());
     }
-    set_cuda_policy(*this->gpu_, CudaPolicy{});
-    EXPECT_LE(relative_difference(result[0], result[1]), 20 * tolerance<T>())
-        << n[0] << " x " << n[1] << " x " << n[2];
-    // Something moved: the comparison is not of two untouched copies of u0.
-    EXPECT_GT(relative_difference(u0, result[1]), 100 * tolerance<T>());
-  }
 }
 
 TYPED_TEST(FusedStep, MatchesUnfusedStronglyCoupled) {
