@@ -434,7 +434,8 @@ constexpr int var_tile_lines() {
 // shared memory (lines of up to 674 nodes), so that one block's copies run beside the
 // other's solve. 512^3 on an H100 (adi3d_fused_tune, 2026-11-24), against one buffer of 8
 // warps: z 1.54 -> 1.41 ms; y 1.02 (two buffers of 8) -> 1.01. In float, 4 warps were
-// slower (z 0.74 -> 0.87, y 0.57 -> 0.64).
+// slower (z 0.74 -> 0.87, y 0.57 -> 0.64), and so were the alpha tiles' (double z 2.27 ->
+// 2.50, y 1.31 with two buffers -> 1.58; float z 1.20 -> 1.52).
 template <class T, bool kMaterial>
 constexpr bool kVarPairedBlocks = kMaterial && std::is_same_v<T, double>;
 constexpr int kVarPairedWarps = 4;
