@@ -200,10 +200,10 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 
 // Line warps per block: with the producer, 16 or 8 warps, 4 or 2 per scheduler, so that
 // each may hold 128 or 255 registers (17 warps, at 16 lines, left 96: the float solve of
-// 17-row chunks spilled); 15 lines where the slots fit (float lines of up to 546 nodes),
-// else 7. (Float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the registers, hide
-// the solve's chains.)
-// With alpha (4 bytes a node beside u, not 1), 7 wherever: 15 do not fit.
+// 17-row chunks spilled). By index, 15 lines where the slots fit (float lines of up to 546
+// nodes), else 7 (float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the
+// registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), 7:
+// 15 do not fit.
 template <class T, int C, bool kMaterial>
 constexpr int var_x_lines() {
   return kMaterial && sizeof(T) == 4 && C <= 17 ? 15 : 7;
@@ -264,6 +264,8 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
            lane_row * (kMaterial ? 1 : static_cast<int>(sizeof(T)));
   };
   auto aslot = [&](int k) { return reinterpret_cast<const T*>(cslot(k)); };
+  // (In float blocks of 15 lines, 128 registers, ptxas spills this loop's state, 24 bytes:
+  // stored and loaded once a segment, outside the plane loop; sm_90 SASS.)
   int streamed = 0;  // planes through the ring so far
   for (long long u = run.begin; u < run.end;) {
     const PlaneSegment seg = plane_segment(u, run.end, planes);
