@@ -7,9 +7,10 @@
 // 512^3 float: 38 reciprocals in a line's 897 instructions). In double, the hardware's
 // reciprocal seed (rcp.approx.ftz.f64, good to about 2^-22) and one third-order Newton
 // step (relative error e -> e^3, so the seed's error leaves nothing and the result is
-// within about 2 ulp), where IEEE division adds a correction step, a range check and a slow-path branch to every link of
-// the chains (512^3, H100: fused variable step 8.46 -> 6.84 ms). Both hold for |b| in
-// [2^-1022, 2^1022]; pivots and harmonic means of positive diffusivities lie far inside.
+// within about 2 ulp), where IEEE division adds a correction step, a range check and a
+// slow-path branch to every link of the chains (512^3, H100: fused variable step 8.46 ->
+// 6.84 ms). Both hold for |b| among T's normal numbers (float [2^-126, 2^126], double
+// [2^-1022, 2^1022]); pivots and harmonic means of positive diffusivities lie far inside.
 #include <cuda_runtime.h>
 
 #include <type_traits>

@@ -17,7 +17,6 @@
 #include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/fused_step_var_x_kernel.cuh"
-#include "solvers/cuda/plane_split.hpp"
 
 #include <cuda_runtime.h>
 
@@ -62,7 +61,7 @@ bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, const Device
 // Pass x of a variable step in one kernel where it applies (by the material index where
 // there is one, else from alpha); false elsewhere (rows of u not whole 16-byte units,
 // unaligned arrays, lines the warp solve does not take, slots beyond shared memory: by
-// index, double lines of more than 546 nodes; from alpha, float lines of more than 546,
+// index, double lines of more than 546 nodes; from alpha, float lines of more than 674,
 // double of more than 290).
 template <class T>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,

@@ -148,7 +148,7 @@ struct VarPassArgs {
 };
 
 // The shape, spacing and material index of op into a variable pass's arguments
-// (VarPassArgs, or VarXArgs of the material x pass).
+// (VarPassArgs, or VarXArgs of the one-kernel x pass).
 template <class T, class Args>
 void take_operator(Args& a, const OperatorView<T>& op) {
   for (int axis = 0; axis < 3; ++axis) {

@@ -274,13 +274,11 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
     ring.first = kb - 1 - streamed;  // the ring's sequence goes on from segment to segment
     streamed += ke - kb + 2;
     if (warp == L) {
-      // The producer lane: both arrays' rows of plane p on the plane's full barrier.
+      // The producer lane: both arrays' rows of plane p on the plane's one full barrier.
       if (lane == 0) {
         const int rows = min(L + 2, ny - (j0 - 1));
         for (int p = kb - 1; p <= ke; ++p) {
-          const int slot = ring.slot_of(p);
-          if (p - ring.first >= NS) mbarrier_wait(ring.empty + slot, ring.parity_of(p) ^ 1u);
-          mbarrier_arrive_expect_tx(ring.full + slot, rows * (row_bytes + crow_bytes));
+          const int slot = ring.claim(p, rows * (row_bytes + crow_bytes));
           const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
           T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
           unsigned char* cdst = cslots + static_cast<std::size_t>(slot) * (L + 2) * cstride;

@@ -146,29 +146,36 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    backend.axpy(T(1), r.data(), u.data(), points);
                  }),
                  15 * field_bytes});
-  // The fused step, its x pass as one kernel where it applies (10 arrays: alpha in each
-  // pass), then as the stencil and the x solve apart (13), labelled by what ran.
-  for (bool one_kernel_x : {true, false}) {
-    CudaPolicy p{};
-    p.variable_x_pass = one_kernel_x;
-    backend.set_policy(p);
-    const bool fused_var = backend.fused_douglas_step(vop, u.data(), nullptr, dt, tau, r.data());
-    const bool merged = fused_var && backend.last_variable_x_pass();
-    const double ms = median_ms(backend, 2, repetitions, [&] {
-      if (!backend.fused_douglas_step(vop, u.data(), nullptr, dt, tau, r.data())) {
-        backend.operator_rhs(vop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
-        for (int axis = 0; axis < 3; ++axis) backend.solve_lines(vop, axis, tau, r.data());
-        backend.axpy(T(1), r.data(), u.data(), points);
-      }
-    });
-    out.push_back({"douglas_step_var",
-                   !fused_var ? "fused n/a: unfused"
-                   : merged   ? "fused (rhs+x, y, z+update)"
-                              : "fused (rhs, x, y, z+update)",
-                   ms, (!fused_var ? 15 : merged ? 10 : 13) * field_bytes});
-    if (!merged) break;
-  }
-  backend.set_policy(CudaPolicy{});
+  // The fused step on o, its x pass as one kernel where it applies, then as the stencil
+  // and the x solve apart, labelled by what ran ("fused" + by + the passes) with its bytes
+  // (one_kernel, apart); where the fused step does not apply, the unfused step under
+  // unfused_label, or nothing (null).
+  auto time_fused_variable = [&](const OperatorView<T>& o, const std::string& by, double one_kernel, double apart,
+                                 const char* unfused_label) {
+    for (bool one_kernel_x : {true, false}) {
+      CudaPolicy p{};
+      p.variable_x_pass = one_kernel_x;
+      backend.set_policy(p);
+      const bool fused_var = backend.fused_douglas_step(o, u.data(), nullptr, dt, tau, r.data());
+      if (!fused_var && !unfused_label) break;
+      const bool merged = fused_var && backend.last_variable_x_pass();
+      const double ms = median_ms(backend, 2, repetitions, [&] {
+        if (!backend.fused_douglas_step(o, u.data(), nullptr, dt, tau, r.data())) {
+          backend.operator_rhs(o, u.data(), nullptr, FaceData<T>{}, dt, r.data());
+          for (int axis = 0; axis < 3; ++axis) backend.solve_lines(o, axis, tau, r.data());
+          backend.axpy(T(1), r.data(), u.data(), points);
+        }
+      });
+      out.push_back({"douglas_step_var",
+                     !fused_var ? std::string(unfused_label)
+                                : "fused" + by + (merged ? " (rhs+x, y, z+update)" : " (rhs, x, y, z+update)"),
+                     ms, !fused_var ? 15 * field_bytes : merged ? one_kernel : apart});
+      if (!merged) break;
+    }
+    backend.set_policy(CudaPolicy{});
+  };
+  // Arrays: 10 with the x pass as one kernel (alpha in each pass), 13 apart.
+  time_fused_variable(vop, "", 10 * field_bytes, 13 * field_bytes, "fused n/a: unfused");
 
   // The same field binned into 4 materials, through its material index (what
   // DouglasStepper keeps for a field of few values): a byte per node in place of alpha.
@@ -189,23 +196,10 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
   const double index_x_ms = median_ms(backend, 2, repetitions, [&] { backend.solve_lines(mop, 0, tau, r.data()); });
   out.push_back({"solve_x_var", std::string(to_string(backend.last_x_solve())) + ", material index", index_x_ms,
                  2 * field_bytes + index_bytes});
-  // The step, then with its x pass as the stencil and the x solve apart (9 arrays and 4
-  // bytes), labelled by what ran.
-  for (bool one_kernel_x : {true, false}) {
-    CudaPolicy p{};
-    p.variable_x_pass = one_kernel_x;
-    backend.set_policy(p);
-    if (!backend.fused_douglas_step(mop, u.data(), nullptr, dt, tau, r.data())) break;
-    const double ms = median_ms(backend, 2, repetitions,
-                                [&] { backend.fused_douglas_step(mop, u.data(), nullptr, dt, tau, r.data()); });
-    const bool merged = backend.last_variable_x_pass();
-    out.push_back({"douglas_step_var",
-                   merged ? "fused, material index (rhs+x, y, z+update)"
-                          : "fused, material index (rhs, x, y, z+update)",
-                   ms, merged ? 7 * field_bytes + 3 * index_bytes : 9 * field_bytes + 4 * index_bytes});
-    if (!merged) break;
-  }
-  backend.set_policy(CudaPolicy{});
+  // The step (7 arrays and 3 bytes), then with its x pass as the stencil and the x solve
+  // apart (9 arrays and 4 bytes).
+  time_fused_variable(mop, ", material index", 7 * field_bytes + 3 * index_bytes, 9 * field_bytes + 4 * index_bytes,
+                      nullptr);
   return out;
 }
 

@@ -61,14 +61,21 @@ struct PlaneRing {
   __device__ void produce(const T* src, std::size_t plane_stride, std::size_t row_stride, unsigned row_bytes,
                           int count, int begin, int last) const {
     for (int p = begin; p <= last; ++p) {
-      const int slot = slot_of(p);
-      if (p - first >= NS) mbarrier_wait(empty + slot, parity_of(p) ^ 1u);  // plane p - NS released
-      mbarrier_arrive_expect_tx(full + slot, count * row_bytes);
+      const int slot = claim(p, count * row_bytes);
       T* dst = slots + static_cast<std::size_t>(slot) * rows * stride;
       const T* plane_src = src + plane_stride * p;
       for (int r = 0; r < count; ++r)
         bulk_load(dst + static_cast<std::size_t>(r) * stride, plane_src + r * row_stride, row_bytes, full + slot);
     }
+  }
+  // The producer lane, before the copies of plane p (bytes in all, on its full barrier,
+  // which completes when they land): waits until plane p - NS is released, arms the
+  // barrier and returns the slot.
+  __device__ int claim(int p, unsigned bytes) const {
+    const int slot = slot_of(p);
+    if (p - first >= NS) mbarrier_wait(empty + slot, parity_of(p) ^ 1u);
+    mbarrier_arrive_expect_tx(full + slot, bytes);
+    return slot;
   }
 };
 
