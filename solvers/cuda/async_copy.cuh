@@ -118,22 +118,6 @@ __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned
                  "l"(gmem), "r"(bytes), "r"(smem_address(bar))
                  : "memory");
 }
-// bulk_load with an L2 cache policy (l2_evict_first_policy) for the lines it reads.
-__device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned bytes, unsigned long long* bar,
-                                          unsigned long long policy) {
-  ADI3D_SM90_ASM(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(
-          smem_address(smem)),
-      "l"(gmem), "r"(bytes), "r"(smem_address(bar)), "l"(policy)
-      : "memory");
-}
-// A policy that makes the lines read under it the first that L2 evicts: for data read once,
-// so that what a kernel writes stays in L2 for the kernel after it.
-__device__ __forceinline__ unsigned long long l2_evict_first_policy() {
-  unsigned long long policy = 0;
-  ADI3D_SM90_ASM("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
-  return policy;
-}
 // Shared -> global, same rules; joins this thread's open bulk group.
 __device__ __forceinline__ void bulk_store(void* gmem, const void* smem, unsigned bytes) {
   ADI3D_SM90_ASM("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(gmem), "r"(smem_address(smem)),

@@ -538,8 +538,6 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   args.u = u;
   args.kseg = plan_.kseg;
   args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && aligned16(u);
-  args.u_evict_first = plan_.x_bulk_lines != 0;
-  args.plane_order = plan_.kind[0] == 1 ? plan_.kseg : 0;
   auto for_axis = [&](fused::PassArgs<T>& a, int axis) {
     a.factors = factors_.data() + offset[axis];
     a.chunk_factors = a.factors + 3 * op.n[axis];

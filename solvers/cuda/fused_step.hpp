@@ -35,7 +35,9 @@ struct FusedStepPolicy {
 // y 0.67, z 0.86 ms, step 2.85 ms float. y and z need 128-byte rows: 64-byte rows ran at
 // 54-59% of copy; prefetching a block's next tile (and the z pass's u) into L2 ran at
 // 65-69%, and launching the passes as programmatic dependent launches changed nothing
-// (1.508 against 1.507 ms float).
+// (1.508 against 1.507 ms float). Also tried and slower (docs/perf/step_experiments_h100.txt):
+// persistent x blocks, the z pass's u update by L2 reductions or after an L2 prefetch, three
+// tile buffers, and an L2 hand-off of d from the x pass to the y pass.
 template <class T>
 class FusedDouglasStep {
  public:

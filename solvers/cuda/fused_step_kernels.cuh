@@ -27,7 +27,6 @@
 // the chunk-wise solve and of the row-wise copies are then all distinct).
 #include "solvers/cuda/async_copy.cuh"
 #include "solvers/cuda/plane_ring.cuh"
-#include "solvers/cuda/plane_split.hpp"
 
 #include <cuda_runtime.h>
 
@@ -114,8 +113,6 @@ struct PassArgs {
   T s;                     // this axis: -a = -c of the interior rows (tau w)
   int kseg;                // x pass: planes per block
   int vec16;               // x pass: rows of u are 16-byte aligned (16-byte copies)
-  int u_evict_first;       // bulk x pass: u read under l2_evict_first_policy
-  int plane_order;         // y pass: 0 planes in order, else handoff_plane(., ., plane_order)
 };
 
 // Plain y/z solves (yz_pass_kernel with kSolveOnly; a type of its own, so that the fused
@@ -365,8 +362,7 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
     if (lane == 0)
-      ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)),
-                   kb - 1, ke, a.u_evict_first != 0);
+      ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
     return;
   }
 
@@ -476,7 +472,7 @@ __host__ __device__ constexpr int yz_alloc_rows(int R) {
 template <class T, int L, int C, int NB = 1>
 std::size_t yz_pass_smem_bytes(int n) {
   const std::size_t tile = static_cast<std::size_t>(yz_alloc_rows<T, L, C>(n - 2)) * (L + 1);
-  const std::size_t first_tile = static_cast<std::size_t>(NB - 1) * (32 * C) * (L + 1);
+  const std::size_t first_tile = NB == 2 ? static_cast<std::size_t>(32 * C) * (L + 1) : 0;
   return (first_tile + tile + 3 * 32 * C) * sizeof(T);
 }
 // Chunk capacities whose lines may take two tile buffers: 2 x 32 x 33 rows of 128 bytes
@@ -490,16 +486,10 @@ constexpr bool yz_two_tiles_possible() {
 // one tile buffer, 1 with two).
 template <class T, int C, int NB>
 constexpr int yz_min_blocks() {
-  return NB >= 2 ? 1 : C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
+  return NB == 2 ? 1 : C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
 }
 
-// How the z pass adds its increments to u (experiment): loads in batches of 8 or 16 after
-// the solve (kUpdateLoad, kUpdateLoad16), or the same after the tile's u has been
-// prefetched into L2 while the block solves (kUpdatePrefetch).
-constexpr int kUpdateLoad = 0, kUpdateLoad16 = 1, kUpdatePrefetch = 2;
-
-template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256,
-          int kUpdate = kUpdateLoad>
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256>
 __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, C, NB>() : 1))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
   constexpr int kWarps = kThreads / 32;
@@ -507,8 +497,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
   constexpr int RS = kThreads / L;  // rows per sweep of the block
   constexpr int P = L + 1;          // row pitch in shared memory
   static_assert(L % kWarps == 0 && (L & (L - 1)) == 0, "L: a power of two, a multiple of the warps");
-  static_assert(NB == 1 || (NB <= 3 && yz_two_tiles_possible<C>()), "one to three tile buffers");
-  static_assert(NB <= 2 || !kSolveOnly, "a plain solve's end values are carried one tile ahead");
+  static_assert(NB == 1 || (NB == 2 && yz_two_tiles_possible<C>()), "one or two tile buffers");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
@@ -517,16 +506,15 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
             planes = span.planes;
   const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
   T* const tile0 = reinterpret_cast<T*>(smem_raw);
-  // Buffer b < NB-1 at tile0 + b 32 C P; the last one (tile1) before the factors.
-  T* const tile1 = tile0 + (NB - 1) * 32 * C * P;
+  T* const tile1 = tile0 + (NB == 2 ? 32 * C * P : 0);
   T* fac = tile1 + tile_elems;
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
   load_factors<T, C>(a.chunk_factors, fac);
   for (int e = R * P + tid; e < tile_elems; e += kThreads) tile1[e] = T(0);
-  for (int b = 0; b < NB - 1; ++b)
-    for (int e = R * P + tid; e < 32 * C * P; e += kThreads) tile0[b * 32 * C * P + e] = T(0);
+  if (NB == 2)
+    for (int e = R * P + tid; e < 32 * C * P; e += kThreads) tile0[e] = T(0);
 
   // Copies and stores: thread tid always takes column col = tid % L, rows row0 + s RS (so
   // a thread's stores read from a tile exactly what its copies wrote there).
@@ -536,9 +524,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
   // Offset of (row row0, column col) of tile t; ok: that column is an unknown line.
   auto offset = [&](int t, bool& ok) -> std::size_t {
     const int i = (t % tiles_i) * L + col;
-    const int m = t / tiles_i;
-    const std::size_t o =
-        o_first + (kAxis == 1 && !kSolveOnly && a.plane_order ? handoff_plane(m, planes, a.plane_order) : m);
+    const std::size_t o = o_first + t / tiles_i;
     ok = i >= i_first && i <= i_last;
     return i + (kAxis == 1 ? nxy * o : nx * o) + (first + row0) * row_stride;
   };
@@ -568,15 +554,13 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
 
   const int warp = tid / 32, lane = tid & 31;
   const int lim = R - lane * C;  // rows of this lane's chunk that are real: q < lim
-  auto buffer_at = [&](int b) { return b == NB - 1 ? tile1 : tile0 + b * 32 * C * P; };
-  for (int b = 0; b < NB - 1; ++b) {  // the first NB-1 tiles' copies in flight
-    const int t = blockIdx.x + b * gridDim.x;
-    if (t < total) copy_tile(t, buffer_at(b));
+  if (NB == 2) {
+    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
     cp_async_commit();
   }
   int buffer = 0;
-  for (int t = blockIdx.x; t < total; t += gridDim.x, buffer = (buffer + 1) % NB) {
-    T* const tile = buffer_at(buffer);
+  for (int t = blockIdx.x; t < total; t += gridDim.x, buffer ^= NB - 1) {
+    T* const tile = buffer ? tile1 : tile0;
     bool ok;
     const std::size_t p0 = offset(t, ok);
     T end_lo, end_hi;  // tile t's Dirichlet end values (plain solve)
@@ -590,20 +574,11 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
     } else {
       end_lo = next_lo;
       end_hi = next_hi;
-      // The buffer of the last tile: its last reads by other threads were in the last
-      // solve (a barrier ago); this thread's own stores from it are issued.
-      const int ahead = t + (NB - 1) * static_cast<int>(gridDim.x);
-      if (ahead < total) copy_tile(ahead, buffer_at((buffer + NB - 1) % NB));
+      // The other tile's last reads by other threads were in the last solve (a barrier
+      // ago); this thread's own stores from it are issued.
+      if (t + static_cast<int>(gridDim.x) < total) copy_tile(t + gridDim.x, buffer ? tile0 : tile1);
       cp_async_commit();
-      cp_async_wait<NB - 1>();  // tile t
-    }
-    if constexpr (kAxis == 2 && !kSolveOnly && kUpdate == kUpdatePrefetch) {
-      // The tile's rows of u into L2 while the block solves: one 128-byte line per row.
-      const int i0 = (t % tiles_i) * L;
-      const T* u_tile = a.u + i0 + static_cast<std::size_t>(nx) * (o_first + t / tiles_i) +
-                        static_cast<std::size_t>(first) * row_stride;
-      for (int r = tid; r < R; r += kThreads)
-        for (int b = 0; b < L * static_cast<int>(sizeof(T)); b += 128) prefetch_l2(u_tile + r * row_stride + b / sizeof(T));
+      cp_async_wait<1>();  // tile t
     }
     if (kSolveOnly && ok)  // row 0 and row R-1 of the column were copied by this thread, if by any
       prepare_end_rows(lo_row ? tile + col : nullptr, hi_row ? tile + (R - 1) * P + col : nullptr, dirichlet_lo,
@@ -620,7 +595,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {
       // z 512^3 float on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507, 0.524 ms.
-      add_column_to_u<kUpdate == kUpdateLoad16 ? 16 : 8, RS, P>(a.u + p0, x, row0, R, sweep);
+      add_column_to_u<8, RS, P>(a.u + p0, x, row0, R, sweep);
     }
   }
   cp_async_wait<0>();

@@ -2,9 +2,8 @@
 // in several shapes against a device copy, and the whole step through FusedDouglasStep,
 // with constant alpha and with a random alpha field (fused_step_var_kernels.cuh).
 // A developer's tool for choosing the constants of fused_step.cu; not installed.
-//   adi3d_fused_tune [--steps | --passes] [n ...]    (default 512; float and double;
-//   --steps: only the whole steps and the variable-alpha passes; --passes: the default
-//   constant passes and the z pass's update variants, then those)
+//   adi3d_fused_tune [--steps] [n ...]    (default 512; float and double; --steps: only
+//   the whole steps and the variable-alpha passes)
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/event_timer.cuh"
@@ -90,86 +89,26 @@ void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool
               100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts, a.n[0]) : 0.0);
 }
 
-// kUpdate (z pass): how the increments reach u (fused::kUpdateLoad, ...); the others are
-// checked against kUpdateLoad from the same u. balanced: the fewest blocks that take the
-// tiles in as many rounds as a full wave does.
-template <class T, int L, int kAxis, int NB = 1, int kThreads = 256, int kUpdate = fused::kUpdateLoad>
-void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile, bool balanced = false) {
+template <class T, int L, int kAxis, int NB = 1, int kThreads = 256>
+void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   constexpr int C = 17;
-  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB, kThreads, kUpdate>;
+  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB, kThreads>;
   const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, NB>(a.n[kAxis]);
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   if (smem > static_cast<std::size_t>(optin)) return;
   const int res = resident(reinterpret_cast<const void*>(kernel), kThreads, smem);
   const int tiles = (a.n[0] + L - 1) / L * ((kAxis == 1 ? a.n[2] : a.n[1]) - 2);
-  int grid = std::min(tiles, res);
-  if (balanced) grid = (tiles + (tiles + grid - 1) / grid - 1) / ((tiles + grid - 1) / grid);
+  const int grid = std::min(tiles, res);
   if (profile) {
     kernel<<<grid, kThreads, smem>>>(a);
     ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
     return;
   }
-  double diff = 0;
-  if (kAxis == 2 && kUpdate != fused::kUpdateLoad) {
-    const std::size_t pts = std::size_t(a.n[0]) * a.n[1] * a.n[2];
-    T *saved, *ref;
-    ADI3D_CUDA_CHECK(cudaMalloc(&saved, pts * sizeof(T)));
-    ADI3D_CUDA_CHECK(cudaMalloc(&ref, pts * sizeof(T)));
-    ADI3D_CUDA_CHECK(cudaMemcpy(saved, a.u, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-    auto plain = fused::yz_pass_kernel<T, L, C, kAxis, false, NB, kThreads>;
-    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(plain, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    plain<<<std::min(tiles, res), kThreads, smem>>>(a);
-    ADI3D_CUDA_CHECK(cudaMemcpy(ref, a.u, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-    ADI3D_CUDA_CHECK(cudaMemcpy(a.u, saved, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-    kernel<<<grid, kThreads, smem>>>(a);
-    ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
-    diff = max_diff(ref, a.u, pts, a.n[0]);
-    ADI3D_CUDA_CHECK(cudaMemcpy(a.u, saved, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-    ADI3D_CUDA_CHECK(cudaFree(saved));
-    ADI3D_CUDA_CHECK(cudaFree(ref));
-  }
   const double ms = median_ms([&] { kernel<<<grid, kThreads, smem>>>(a); });
-  static const char* const kUpdateName[] = {"", " B=16", " u to L2"};
-  std::printf("  %c %3dB rows%s%s%s%s %7.3f ms  %5.1f%% of %s copies  smem %6zu  resident %4d grid %d  diff %.1e\n",
-              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", NB == 3 ? " 3 tiles" : "",
-              kThreads == 512 ? " 16 warps" : "", kUpdateName[kUpdate], ms, 100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? "1" : "1.5", smem, res,
-              grid, diff);
-}
-
-// The default float x pass (16-line bulk blocks) and y pass (two tiles, 16 warps) back to
-// back: the y pass's planes in order or latest-written first (handoff_plane), the x pass's
-// reads of u with or without the evict-first policy; d checked against the plain pair.
-template <class T>
-void time_x_then_y(fused::PassArgs<T> a, double copy_ms, bool handoff, bool evict_first, T* ref) {
-  constexpr int C = 17, L = 16, LY = 128 / sizeof(T);
-  auto xk = fused::x_pass_bulk_kernel<T, L, 4, C, false>;
-  auto yk = fused::yz_pass_kernel<T, LY, C, 1, false, 2, 512>;
-  const std::size_t xs = fused::x_pass_bulk_smem_bytes<T, L, 4, C>(a.n[0]);
-  const std::size_t ys = fused::yz_pass_smem_bytes<T, LY, C, 2>(a.n[1]);
-  int optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-  if (xs > static_cast<std::size_t>(optin) || ys > static_cast<std::size_t>(optin)) return;
-  const int xres = resident(reinterpret_cast<const void*>(xk), 32 * (L + 1), xs);
-  const int yres = resident(reinterpret_cast<const void*>(yk), 512, ys);
-  const int tiles = (a.n[1] - 2 + L - 1) / L, planes = a.n[2] - 2;
-  const int split = std::max(1, std::min(planes, xres / tiles));
-  a.kseg = (planes + split - 1) / split;
-  const dim3 xgrid(tiles, (planes + a.kseg - 1) / a.kseg);
-  const int ygrid = std::min((a.n[0] + LY - 1) / LY * planes, yres);
-  a.u_evict_first = evict_first;
-  a.plane_order = handoff ? a.kseg : 0;
-  auto pair = [&] {
-    xk<<<xgrid, 32 * (L + 1), xs>>>(a);
-    yk<<<ygrid, 512, ys>>>(a);
-  };
-  pair();
-  ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::size_t pts = std::size_t(a.n[0]) * a.n[1] * a.n[2];
-  const double diff = ref ? max_diff(ref, a.d, pts, a.n[0]) : 0.0;
-  const double ms = median_ms(pair);
-  std::printf("  x then y%s%s %7.3f ms  %5.1f%% of 2 copies  grids %dx%d, %d  diff %.1e\n", handoff ? ", y handoff order" : "",
-              evict_first ? ", u evict-first" : "", ms, 200 * copy_ms / ms, xgrid.x, xgrid.y, ygrid, diff);
+  std::printf("  %c %3dB rows%s%s %7.3f ms  %5.1f%% of %s copies  smem %6zu  resident %4d\n",
+              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", kThreads == 512 ? " 16 warps" : "", ms,
+              100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? "1" : "1.5", smem, res);
 }
 
 // The merged x and y kernel (fused_step_xy_kernel.cuh) with the planes in `ranges`
@@ -307,7 +246,7 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
 }
 
 template <class T>
-void run(int n, bool profile, bool steps_only, bool passes_only) {
+void run(int n, bool profile, bool steps_only) {
   const std::size_t pts = std::size_t(n) * n * n;
   std::printf("%s %d^3\n", sizeof(T) == 4 ? "float" : "double", n);
   std::vector<T> h(pts);
@@ -404,29 +343,7 @@ void run(int n, bool profile, bool steps_only, bool passes_only) {
     free_all();
     return;
   }
-  if (passes_only) {  // the default constant passes at 512^3 and the z pass's update variants
-    time_x<T, 16, 4, true>(a, copy_ms, "L16 NS4 bulk", nullptr);
-    time_x<T, 8, 4, true>(a, copy_ms, "L8 NS4 bulk", nullptr);
-    time_x<T, 4, 4, true>(a, copy_ms, "L4 NS4 bulk", nullptr);
-    time_yz<T, 2 * L64, 1, 2, 512>(a, copy_ms, false);
-    time_yz<T, 2 * L64, 1, 3, 512>(a, copy_ms, false);
-    time_yz<T, 2 * L64, 1, 3>(a, copy_ms, false);
-    time_yz<T, 2 * L64, 2>(a, copy_ms, false);
-    time_yz<T, 2 * L64, 2, 2, 512>(a, copy_ms, false);
-    time_yz<T, 2 * L64, 2, 3, 512>(a, copy_ms, false);
-    if constexpr (sizeof(T) == 4) {
-      time_x_then_y<T>(a, copy_ms, false, false, nullptr);
-      ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
-      time_x_then_y<T>(a, copy_ms, true, false, d2);
-      time_x_then_y<T>(a, copy_ms, false, true, d2);
-      time_x_then_y<T>(a, copy_ms, true, true, d2);
-    }
-    time_yz<T, 2 * L64, 2, 1, 256, fused::kUpdateLoad16>(a, copy_ms, false);
-    time_yz<T, 2 * L64, 2, 1, 256, fused::kUpdatePrefetch>(a, copy_ms, false);
-    time_yz<T, 4 * L64, 2, 1, 512>(a, copy_ms, false);
-    time_yz<T, 4 * L64, 2, 1, 512, fused::kUpdatePrefetch>(a, copy_ms, false);
-  }
-  if (!steps_only && !passes_only) {
+  if (!steps_only) {
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
   ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
   time_x<T, 8, 4, true>(a, copy_ms, "L8 NS4 bulk", d2);
@@ -451,7 +368,7 @@ void run(int n, bool profile, bool steps_only, bool passes_only) {
   time_yz<T, 4 * L64, 2, 1, 512>(a, copy_ms, false);
   }
   if constexpr (sizeof(T) == 4)
-    if (fused::chunk_cap(n) == 17 && !passes_only)
+    if (fused::chunk_cap(n) == 17)
       for (int ranges : {1, 2, 3, 4}) {
         time_xy<T, 1>(a, copy_ms, ranges);
         time_xy<T, 2>(a, copy_ms, ranges);
@@ -483,10 +400,6 @@ void run(int n, bool profile, bool steps_only, bool passes_only) {
                 sms, sms / copy_ms);
   }
 
-  if (passes_only) {
-    free_all();
-    return;
-  }
   // The binned field as alpha, same step, and through its index.
   fused::VarPassArgs<T> va{};
   fused::take_operator(va, mop);
@@ -532,21 +445,19 @@ int main(int argc, char** argv) {
   // the merged x and y kernel with 2 and 3 ranges of planes, and the constant step and the
   // material-index step once, for ncu.
   std::vector<int> sizes;
-  bool profile = false, steps_only = false, passes_only = false;
+  bool profile = false, steps_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--profile")
       profile = true;
     else if (std::string(argv[i]) == "--steps")
       steps_only = true;
-    else if (std::string(argv[i]) == "--passes")
-      passes_only = true;
     else
       sizes.push_back(std::atoi(argv[i]));
   }
   if (sizes.empty()) sizes.push_back(512);
   for (int n : sizes) {
-    run<float>(n, profile, steps_only, passes_only);
-    if (!profile) run<double>(n, profile, steps_only, passes_only);
+    run<float>(n, profile, steps_only);
+    if (!profile) run<double>(n, profile, steps_only);
   }
   return 0;
 }

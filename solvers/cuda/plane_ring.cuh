@@ -58,21 +58,14 @@ struct PlaneRing {
                           int count, int last) const {
     produce(src, plane_stride, row_stride, row_bytes, count, first, last);
   }
-  // evict_first: the rows are read under l2_evict_first_policy.
   __device__ void produce(const T* src, std::size_t plane_stride, std::size_t row_stride, unsigned row_bytes,
-                          int count, int begin, int last, bool evict_first = false) const {
-    const unsigned long long policy = evict_first ? l2_evict_first_policy() : 0;
+                          int count, int begin, int last) const {
     for (int p = begin; p <= last; ++p) {
       const int slot = claim(p, count * row_bytes);
       T* dst = slots + static_cast<std::size_t>(slot) * rows * stride;
       const T* plane_src = src + plane_stride * p;
-      for (int r = 0; r < count; ++r) {
-        T* row_dst = dst + static_cast<std::size_t>(r) * stride;
-        if (evict_first)
-          bulk_load(row_dst, plane_src + r * row_stride, row_bytes, full + slot, policy);
-        else
-          bulk_load(row_dst, plane_src + r * row_stride, row_bytes, full + slot);
-      }
+      for (int r = 0; r < count; ++r)
+        bulk_load(dst + static_cast<std::size_t>(r) * stride, plane_src + r * row_stride, row_bytes, full + slot);
     }
   }
   // The producer lane, before the copies of plane p (bytes in all, on its full barrier,

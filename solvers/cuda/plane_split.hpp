@@ -53,20 +53,4 @@ ADI3D_HD PlaneSegment plane_segment(long long u, long long end, int planes) {
   return {slab, 1 + static_cast<int>(u - slab_begin), 1 + static_cast<int>(seg_end - slab_begin)};
 }
 
-// The order in which a pass over whole z-planes (the y pass) takes them so that it starts
-// with those that a ring pass before it (the x pass, ranges of kseg planes streamed side
-// by side) wrote last, while they are still in L2: the m-th plane (m = 0..planes-1) is
-// the one written at the latest position within the ranges not yet taken, range by range;
-// planes are numbered 0..planes-1. kseg < 1 or kseg >= planes: planes - 1 down to 0.
-ADI3D_HD int handoff_plane(int m, int planes, int kseg) {
-  if (kseg < 1 || kseg >= planes) return planes - 1 - m;
-  const int ranges = (planes + kseg - 1) / kseg;
-  const int last_len = planes - (ranges - 1) * kseg;  // the last range's planes
-  // Positions last_len..kseg-1 are in ranges - 1 ranges, those below it in all of them.
-  const int upper = (kseg - last_len) * (ranges - 1);
-  if (m < upper) return (m % (ranges - 1)) * kseg + kseg - 1 - m / (ranges - 1);
-  m -= upper;
-  return (m % ranges) * kseg + last_len - 1 - m / ranges;
-}
-
 }  // namespace adi3d::cuda

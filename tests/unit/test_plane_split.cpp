@@ -10,8 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <utility>
-#include <vector>
 
 namespace adi3d {
 namespace {
@@ -114,39 +112,6 @@ TEST(PlaneSplit, RunsCoverTheUnitsInSegmentsOfOneSlab) {
   const cuda::PlaneRun run = cuda::plane_run(34, 510, 132, 131);
   EXPECT_EQ(run.end - run.begin, 132);
   EXPECT_EQ(run.end, 34 * 510);
-}
-
-// The y pass's plane order after the x pass: a permutation of the planes that takes them
-// latest-written first (non-increasing position within the x pass's ranges).
-TEST(PlaneSplit, HandoffOrderTakesTheLastWrittenPlanesFirst) {
-  std::mt19937 rng(11);
-  std::vector<std::pair<int, int>> cases = {{510, 128}, {510, 510}, {510, 0}, {7, 3}, {1, 1}, {9, 3}, {10, 4}};
-  for (int c = 0; c < 200; ++c) {
-    const int planes = std::uniform_int_distribution<int>(1, 700)(rng);
-    cases.push_back({planes, std::uniform_int_distribution<int>(1, planes)(rng)});
-  }
-  for (const auto& [planes, kseg] : cases) {
-    std::vector<int> seen(planes, 0);
-    int last_pos = planes;
-    for (int m = 0; m < planes; ++m) {
-      const int p = cuda::handoff_plane(m, planes, kseg);
-      ASSERT_GE(p, 0) << planes << " " << kseg << " " << m;
-      ASSERT_LT(p, planes) << planes << " " << kseg << " " << m;
-      ++seen[p];
-      const int pos = kseg >= 1 && kseg < planes ? p % kseg : p;  // when the x pass wrote it
-      ASSERT_LE(pos, last_pos) << planes << " " << kseg << " " << m;
-      last_pos = pos;
-    }
-    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), planes) << planes << " " << kseg;
-  }
-  // 512^3 with the x pass in 4 ranges of 128 planes: the ranges' last planes first.
-  EXPECT_EQ(cuda::handoff_plane(0, 510, 128), 127);
-  EXPECT_EQ(cuda::handoff_plane(1, 510, 128), 255);
-  EXPECT_EQ(cuda::handoff_plane(2, 510, 128), 383);
-  // A short last range (127 planes): its last plane comes with the others' second last.
-  EXPECT_EQ(cuda::handoff_plane(1, 383, 128), 255);
-  EXPECT_EQ(cuda::handoff_plane(2, 383, 128), 126);
-  EXPECT_EQ(cuda::handoff_plane(4, 383, 128), 382);
 }
 
 }  // namespace
