@@ -268,15 +268,23 @@ constexpr int kXSlots = 4;
 template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
 
-// The one pass that takes two tile buffers (the next tile's copy in flight during the
-// solve): float y lines of 290 to 546 nodes; the others measured the same or slower with
-// them (fused_step_kernels.cuh), and their kernels are not compiled.
+// Two tile buffers per block (the next tile's copy in flight during the solve) for float
+// y and z lines of 290 to 546 nodes; the others measured the same or slower with them
+// (fused_step_kernels.cuh), and their kernels are not compiled. Their warps solve two
+// lines at once (yz_pass_kernel's K: the chains interleave, the factors serve both), and
+// the z pass keeps 16 loads of u in flight per thread (one block per SM: no other block
+// hides their latency). 512^3 float on an H100 (adi3d_fused_tune --passes, 2026-11-24): y
+// 0.398 against 0.410 ms a line at a time; z 0.596 against 0.631 with one buffer (the
+// choice before), 0.634 with two and 8 loads, 0.602 with 32. The z pass with one buffer
+// and the double passes measured slower two lines at a time.
 template <class T, int C>
-constexpr bool kYTwoTiles = sizeof(T) == 4 && C == 17;
+constexpr bool kTwoTiles = sizeof(T) == 4 && C == 17;
+constexpr int kTwoTilesLinesAtOnce = 2;
+constexpr int kTwoTilesUpdateLoads = 16;
 
 // Lines per tile and threads per block of the y and z passes: rows of 128 bytes
 // (fused::kYZLines) and 8 warps, but double lines of 291-546 nodes (C = 17) take rows of
-// 256 bytes, and 16 warps in the z pass; the float y pass's two tile buffers take 16
+// 256 bytes, and 16 warps in the z pass; the float passes' two tile buffers take 16
 // warps. 512^3 on an H100 (adi3d_fused_tune, 2026-11-23; docs/perf/fused_tiles_h100.txt),
 // y / z: double 128-byte rows 0.805 (two tiles) / 1.238 ms, 256-byte rows 0.778 / 1.256,
 // with 16 warps 0.780 / 1.153; float two y tiles with 16 warps 0.412 against 0.420 (the
@@ -290,15 +298,16 @@ template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
 constexpr int kTileThreads =
-    sizeof(T) == 4 ? (C > 17 || (kAxis == 1 && NB == 2) ? 512 : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
+    sizeof(T) == 4 ? (C > 17 || NB == 2 ? 512 : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
 template <class T, int C>
 int tile_threads(int axis, int tiles) {
-  return axis == 1 ? (tiles == 2 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 1, 1>) : kTileThreads<T, C, 2, 1>;
+  if (tiles == 2) return axis == 1 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 2, 2>;
+  return axis == 1 ? kTileThreads<T, C, 1, 1> : kTileThreads<T, C, 2, 1>;
 }
 
 // bulk_lines: the x pass of bulk copies (x_pass_bulk_kernel) with that many lines per
 // block, as plan_x_bulk chose; 0: the cp.async x pass.
-// tiles: the y pass's tile buffers (yz_tile_buffers).
+// tiles: the y or z pass's tile buffers (yz_tile_buffers).
 template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1) {
   if (axis == 0 && bulk_lines)
@@ -314,8 +323,11 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
   constexpr int L = kTileLines<T, C>;
-  if constexpr (kYTwoTiles<T, C>)
-    if (axis == 1 && tiles == 2) return fused::yz_pass_kernel<T, L, C, 1, false, 2, kTileThreads<T, C, 1, 2>>;
+  if constexpr (kTwoTiles<T, C>)
+    if (tiles == 2)
+      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, kTileThreads<T, C, 1, 2>, kTwoTilesLinesAtOnce>
+                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, kTileThreads<T, C, 2, 2>, kTwoTilesLinesAtOnce,
+                                               kTwoTilesUpdateLoads>;
   return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>>
                    : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>>;
 }
@@ -329,10 +341,10 @@ std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }
 
-// Tile buffers of a pass: two where kYTwoTiles and they fit in shared memory, else one.
+// Tile buffers of a y or z pass: two where kTwoTiles and they fit in shared memory, else one.
 template <class T, int C>
 int yz_tile_buffers(int axis, int n, int optin) {
-  if (axis != 1 || !kYTwoTiles<T, C>) return 1;
+  if (axis == 0 || !kTwoTiles<T, C>) return 1;
   return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 

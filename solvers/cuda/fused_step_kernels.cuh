@@ -36,55 +36,90 @@
 namespace adi3d::cuda::fused {
 
 // ---------------------------------------------------------------------------------------
-// Warp line solve (see the file comment). v[q] holds row p C + q of the line (p: lane);
-// on return it holds the solution. al, gf, gb: this lane's C values of alpha, Gf and Gb
-// (pointers into shared memory or arrays in registers), Gf_r = prod beta over [p C, r] and
-// Gb_r = prod beta over [r, p C + C - 1]. Every lane of the warp must call it, converged.
-template <class T, int C, class F>
-__device__ __forceinline__ void warp_solve(T (&v)[C], const F& al, const F& gf, const F& gb, T s) {
+// Warp line solve (see the file comment), of K lines with the same matrix at once: their
+// dependent chains interleave, and the factors and the scans' products serve them all.
+// v[k][q] holds row p C + q of line k (p: lane); on return it holds the solution. al, gf,
+// gb: this lane's C values of alpha, Gf and Gb (pointers into shared memory or arrays in
+// registers), Gf_r = prod beta over [p C, r] and Gb_r = prod beta over [r, p C + C - 1].
+// Every lane of the warp must call it, converged.
+template <class T, int K, int C, class F>
+__device__ __forceinline__ void warp_solve_lines(T (&v)[K][C], const F& al, const F& gf, const F& gb, T s) {
   const int lane = threadIdx.x & 31;
   constexpr unsigned kAll = 0xffffffffu;
-  T y = T(0);
+  T y[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) y[k] = T(0);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const T a = al[q];
-    y = fma(s * a, y, a * v[q]);
-    v[q] = y;
+    const T sa = s * a;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      y[k] = fma(sa, y[k], a * v[k][q]);
+      v[k][q] = y[k];
+    }
   }
   // Inclusive scan of the chunks' maps y_in -> A y_in + y over the lanes.
   T A = gf[C - 1];
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
     const T Ap = __shfl_up_sync(kAll, A, d);
-    const T Bp = __shfl_up_sync(kAll, y, d);
+    T Bp[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) Bp[k] = __shfl_up_sync(kAll, y[k], d);
     if (lane >= d) {
-      y = fma(A, Bp, y);
+#pragma unroll
+      for (int k = 0; k < K; ++k) y[k] = fma(A, Bp[k], y[k]);
       A *= Ap;
     }
   }
-  T carry = __shfl_up_sync(kAll, y, 1);  // y before this chunk
-  if (lane == 0) carry = T(0);
-  T x = T(0);
+  T carry[K], x[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    carry[k] = __shfl_up_sync(kAll, y[k], 1);  // y before this chunk
+    if (lane == 0) carry[k] = T(0);
+    x[k] = T(0);
+  }
 #pragma unroll
   for (int q = C - 1; q >= 0; --q) {
-    const T yq = fma(gf[q], carry, v[q]);
-    x = fma(s * al[q], x, yq);
-    v[q] = x;
+    const T g = gf[q];
+    const T sa = s * al[q];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const T yq = fma(g, carry[k], v[k][q]);
+      x[k] = fma(sa, x[k], yq);
+      v[k][q] = x[k];
+    }
   }
   A = gb[0];
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
     const T An = __shfl_down_sync(kAll, A, d);
-    const T Bn = __shfl_down_sync(kAll, x, d);
+    T Bn[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) Bn[k] = __shfl_down_sync(kAll, x[k], d);
     if (lane + d < 32) {
-      x = fma(A, Bn, x);
+#pragma unroll
+      for (int k = 0; k < K; ++k) x[k] = fma(A, Bn[k], x[k]);
       A *= An;
     }
   }
-  carry = __shfl_down_sync(kAll, x, 1);  // x after this chunk
-  if (lane == 31) carry = T(0);
 #pragma unroll
-  for (int q = 0; q < C; ++q) v[q] = fma(gb[q], carry, v[q]);
+  for (int k = 0; k < K; ++k) {
+    carry[k] = __shfl_down_sync(kAll, x[k], 1);  // x after this chunk
+    if (lane == 31) carry[k] = T(0);
+  }
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const T g = gb[q];
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k][q] = fma(g, carry[k], v[k][q]);
+  }
+}
+// One line: v[q] holds row p C + q.
+template <class T, int C, class F>
+__device__ __forceinline__ void warp_solve(T (&v)[C], const F& al, const F& gf, const F& gb, T s) {
+  warp_solve_lines<T, 1, C>(reinterpret_cast<T(&)[1][C]>(v), al, gf, gb, s);
 }
 // The same with the factors of the pass in shared memory: alpha[32 C], Gf[32 C], Gb[32 C].
 template <class T, int C>
@@ -393,17 +428,27 @@ __device__ __forceinline__ void prepare_end_rows(T* lo, T* hi, bool dirichlet_lo
   if (hi && dirichlet_hi) *hi += s * end_hi;
 }
 
-// A warp solves one line of a y or z tile in place: c is its row lane C (rows P values
-// apart), lim the rows of this lane's chunk that are real (q < lim are stored back).
-template <class T, int C, int P>
-__device__ __forceinline__ void solve_tile_line(T* c, const T* fac, T s, int lim) {
-  T v[C];
-#pragma unroll
-  for (int q = 0; q < C; ++q) v[q] = c[q * P];
-  warp_solve<T, C>(v, fac, s);
+// A warp solves K neighbouring lines of a y or z tile in place: c is line 0's row lane C
+// (rows P values apart, line k at c + k), lim the rows of this lane's chunk that are real
+// (q < lim are stored back).
+template <class T, int K, int C, int P>
+__device__ __forceinline__ void solve_tile_lines(T* c, const T* fac, T s, int lim) {
+  T v[K][C];
 #pragma unroll
   for (int q = 0; q < C; ++q)
-    if (q < lim) c[q * P] = v[q];
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k][q] = c[q * P + k];
+  const T* al = fac + (threadIdx.x & 31) * C;
+  warp_solve_lines<T, K, C>(v, al, al + 32 * C, al + 64 * C, s);
+#pragma unroll
+  for (int q = 0; q < C; ++q)
+    if (q < lim)
+#pragma unroll
+      for (int k = 0; k < K; ++k) c[q * P + k] = v[k][q];
+}
+template <class T, int C, int P>
+__device__ __forceinline__ void solve_tile_line(T* c, const T* fac, T s, int lim) {
+  solve_tile_lines<T, 1, C, P>(c, fac, s, lim);
 }
 
 // The z passes' update of u: u += x on this thread's column, the unknown rows row0,
@@ -441,11 +486,12 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2). Block kThreads threads (8 or 16 warps; a warp
-// solves L / warps lines of a tile, one at a time), persistent over the tiles
+// solves L / warps lines of a tile, K at a time), persistent over the tiles
 // (ceil(nx / L) per line of tiles, times n_other - 2). NB = 1: one tile at a time (the
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
-// up to 32 x 17 rows). The z pass loads u in its update loop. kSolveOnly: a plain line
+// up to 32 x 17 rows). The z pass loads u in its update loop, B loads in flight per
+// thread. kSolveOnly: a plain line
 // solve of d in place along either axis (WarpLineSolve) over the unknowns
 // a.first..a.last of each axis: a Dirichlet end value of d (not necessarily 0 there)
 // moves into the first or last row; a Neumann end row is halved, as its factors are (the
@@ -457,8 +503,10 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // with two buffers loading its u into registers before the solve, since removed; one
 // buffer and u by cp.async into a tile of its own, also removed: 0.702 / 1.249; one
 // buffer with the tile's u prefetched into L2 as its copy is issued: 0.668 / 1.32 against
-// 0.626 / 1.24, not kept). Only the float y pass gains enough to take two. Lines per tile
-// and warps per block of the fused passes: kTileLines and kTileThreads (fused_step.cu).
+// 0.626 / 1.24, not kept). Only the float y pass gained enough to take two, until the
+// warps solved two lines at once (K = 2) and the z pass kept 16 loads of u in flight (B):
+// then the float z pass too (fused_step.cu, kTwoTiles). Lines per tile and warps per
+// block of the fused passes: kTileLines and kTileThreads (fused_step.cu).
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
 // (up to 32 C) run past it into what follows (the factors: finite and not written during
@@ -489,11 +537,13 @@ constexpr int yz_min_blocks() {
   return NB == 2 ? 1 : C <= 9 || (C <= 17 && sizeof(T) == 4) ? 3 : C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256>
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256, int K = 1,
+          int B = 8>
 __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, C, NB>() : 1))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
   constexpr int kWarps = kThreads / 32;
-  constexpr int LPW = L / kWarps;   // lines per warp
+  constexpr int LPW = L / kWarps;   // lines per warp, K at a time
+  static_assert(LPW % K == 0, "a warp's lines, K at a time");
   constexpr int RS = kThreads / L;  // rows per sweep of the block
   constexpr int P = L + 1;          // row pitch in shared memory
   static_assert(L % kWarps == 0 && (L & (L - 1)) == 0, "L: a power of two, a multiple of the warps");
@@ -585,8 +635,8 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
                        dirichlet_hi, a.s, end_lo, end_hi);
     __syncthreads();
 #pragma unroll 1
-    for (int s = 0; s < LPW; ++s)  // one line at a time: registers
-      solve_tile_line<T, C, P>(tile + lane * C * P + warp * LPW + s, fac, a.s, lim);
+    for (int s = 0; s < LPW; s += K)  // K lines at a time: registers
+      solve_tile_lines<T, K, C, P>(tile + lane * C * P + warp * LPW + s, fac, a.s, lim);
     __syncthreads();
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
@@ -595,7 +645,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {
       // z 512^3 float on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507, 0.524 ms.
-      add_column_to_u<8, RS, P>(a.u + p0, x, row0, R, sweep);
+      add_column_to_u<B, RS, P>(a.u + p0, x, row0, R, sweep);
     }
   }
   cp_async_wait<0>();

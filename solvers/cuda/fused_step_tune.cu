@@ -2,8 +2,9 @@
 // in several shapes against a device copy, and the whole step through FusedDouglasStep,
 // with constant alpha and with a random alpha field (fused_step_var_kernels.cuh).
 // A developer's tool for choosing the constants of fused_step.cu; not installed.
-//   adi3d_fused_tune [--steps] [n ...]    (default 512; float and double; --steps: only
-//   the whole steps and the variable-alpha passes)
+//   adi3d_fused_tune [--steps | --passes] [n ...]    (default 512; float and double;
+//   --steps: only the whole steps and the variable-alpha passes; --passes: the default
+//   constant passes and a few shapes of theirs, then the constant steps)
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/event_timer.cuh"
@@ -89,10 +90,11 @@ void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool
               100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts, a.n[0]) : 0.0);
 }
 
-template <class T, int L, int kAxis, int NB = 1, int kThreads = 256>
+// K: lines a warp solves at once.
+template <class T, int L, int kAxis, int NB = 1, int kThreads = 256, int K = 1, int B = 8>
 void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   constexpr int C = 17;
-  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB, kThreads>;
+  auto kernel = fused::yz_pass_kernel<T, L, C, kAxis, false, NB, kThreads, K, B>;
   const std::size_t smem = fused::yz_pass_smem_bytes<T, L, C, NB>(a.n[kAxis]);
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
@@ -106,8 +108,9 @@ void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
     return;
   }
   const double ms = median_ms([&] { kernel<<<grid, kThreads, smem>>>(a); });
-  std::printf("  %c %3dB rows%s%s %7.3f ms  %5.1f%% of %s copies  smem %6zu  resident %4d\n",
-              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", kThreads == 512 ? " 16 warps" : "", ms,
+  std::printf("  %c %3dB rows%s%s%s%s B=%d %7.3f ms  %5.1f%% of %s copies  smem %6zu  resident %4d\n",
+              kAxis == 1 ? 'y' : 'z', L * int(sizeof(T)), NB == 2 ? " 2 tiles" : "", kThreads == 512 ? " 16 warps" : "",
+              kThreads == 1024 ? " 32 warps" : "", K == 2 ? " 2 lines at once" : "", B, ms,
               100 * copy_ms * (kAxis == 1 ? 1.0 : 1.5) / ms, kAxis == 1 ? "1" : "1.5", smem, res);
 }
 
@@ -246,7 +249,7 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
 }
 
 template <class T>
-void run(int n, bool profile, bool steps_only) {
+void run(int n, bool profile, bool steps_only, bool passes_only) {
   const std::size_t pts = std::size_t(n) * n * n;
   std::printf("%s %d^3\n", sizeof(T) == 4 ? "float" : "double", n);
   std::vector<T> h(pts);
@@ -343,7 +346,27 @@ void run(int n, bool profile, bool steps_only) {
     free_all();
     return;
   }
-  if (!steps_only) {
+  if (passes_only) {  // the default constant passes and the shapes closest to them
+    time_x<T, 16, 4, true>(a, copy_ms, "L16 NS4 bulk", nullptr);
+    time_x<T, 4, 4, true>(a, copy_ms, "L4 NS4 bulk", nullptr);
+    if constexpr (sizeof(T) == 4) {  // fused_step.cu: kTwoTiles
+      time_yz<T, 2 * L64, 1, 2, 512>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 1, 2, 512, 2>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 2>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 2, 2, 512, 2>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 2, 2, 512, 2, 16>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 2, 2, 512, 2, 32>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 2, 2, 512, 1, 16>(a, copy_ms, false);
+    } else {  // 256-byte rows; 16 warps in the z pass
+      time_yz<T, 4 * L64, 1>(a, copy_ms, false);
+      time_yz<T, 4 * L64, 1, 1, 256, 2>(a, copy_ms, false);
+      time_yz<T, 4 * L64, 2, 1, 512>(a, copy_ms, false);
+      time_yz<T, 4 * L64, 2, 1, 512, 1, 16>(a, copy_ms, false);
+      time_yz<T, 4 * L64, 2, 1, 512, 2, 16>(a, copy_ms, false);
+      time_yz<T, 2 * L64, 2, 2, 512, 1, 16>(a, copy_ms, false);
+    }
+  }
+  if (!steps_only && !passes_only) {
   time_x<T, 8, 4>(a, copy_ms, "L8 NS4", nullptr);
   ADI3D_CUDA_CHECK(cudaMemcpy(d2, d, pts * sizeof(T), cudaMemcpyDeviceToDevice));
   time_x<T, 8, 4, true>(a, copy_ms, "L8 NS4 bulk", d2);
@@ -368,7 +391,7 @@ void run(int n, bool profile, bool steps_only) {
   time_yz<T, 4 * L64, 2, 1, 512>(a, copy_ms, false);
   }
   if constexpr (sizeof(T) == 4)
-    if (fused::chunk_cap(n) == 17)
+    if (fused::chunk_cap(n) == 17 && !passes_only)
       for (int ranges : {1, 2, 3, 4}) {
         time_xy<T, 1>(a, copy_ms, ranges);
         time_xy<T, 2>(a, copy_ms, ranges);
@@ -400,6 +423,10 @@ void run(int n, bool profile, bool steps_only) {
                 sms, sms / copy_ms);
   }
 
+  if (passes_only) {
+    free_all();
+    return;
+  }
   // The binned field as alpha, same step, and through its index.
   fused::VarPassArgs<T> va{};
   fused::take_operator(va, mop);
@@ -445,19 +472,21 @@ int main(int argc, char** argv) {
   // the merged x and y kernel with 2 and 3 ranges of planes, and the constant step and the
   // material-index step once, for ncu.
   std::vector<int> sizes;
-  bool profile = false, steps_only = false;
+  bool profile = false, steps_only = false, passes_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--profile")
       profile = true;
     else if (std::string(argv[i]) == "--steps")
       steps_only = true;
+    else if (std::string(argv[i]) == "--passes")
+      passes_only = true;
     else
       sizes.push_back(std::atoi(argv[i]));
   }
   if (sizes.empty()) sizes.push_back(512);
   for (int n : sizes) {
-    run<float>(n, profile, steps_only);
-    if (!profile) run<double>(n, profile, steps_only);
+    run<float>(n, profile, steps_only, passes_only);
+    if (!profile) run<double>(n, profile, steps_only, passes_only);
   }
   return 0;
 }
