@@ -210,7 +210,8 @@ constexpr int var_x_lines() {
 }
 
 // Persistent blocks (gridDim.x of them): each takes a run of the grid's (slab, plane)
-// units (plane_run) and streams its segments (plane_segment) through one ring.
+// units (plane_run, in groups of planes: plane_groups) and streams its segments
+// (plane_segment) through one ring.
 template <class T, int L, int C, bool kMaterial>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
   constexpr int NS = kVarXSlots;
@@ -220,7 +221,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const int stride = x_row_stride<T, C>(nx);
   const int cstride = var_x_coef_stride<T, C, kMaterial>(nx, a.material_pitch);  // bytes
   const int planes = nz - 2;
-  const PlaneRun run = plane_run((ny - 2 + L - 1) / L, planes, gridDim.x, blockIdx.x);
+  const int slabs = (ny - 2 + L - 1) / L;
+  const int groups = plane_groups(slabs, planes, gridDim.x);
+  const PlaneRun run = plane_run(slabs, planes, gridDim.x, blockIdx.x);
   if (run.begin >= run.end) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * (L + 1);
@@ -268,7 +271,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   // stored and loaded once a segment, outside the plane loop; sm_90 SASS.)
   int streamed = 0;  // planes through the ring so far
   for (long long u = run.begin; u < run.end;) {
-    const PlaneSegment seg = plane_segment(u, run.end, planes);
+    const PlaneSegment seg = plane_segment(u, run.end, planes, slabs, groups);
     u += seg.ke - seg.kb;
     const int j0 = 1 + seg.slab * L, kb = seg.kb, ke = seg.ke;  // planes kb..ke-1 are solved
     ring.first = kb - 1 - streamed;  // the ring's sequence goes on from segment to segment

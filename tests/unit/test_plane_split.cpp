@@ -71,16 +71,26 @@ TEST(PlaneSplit, DegenerateGrids) {
 }
 
 // Runs of persistent blocks (plane_run) and their segments (plane_segment), as the
-// material x pass walks them: the runs cover every (slab, plane) unit once, in order, and
-// differ in length by one at most; a run's segments lie in one slab each, follow one
-// another and cover the run.
+// one-kernel x passes walk them, in groups of planes: the runs follow one another and
+// differ in length by one at most; each segment lies in one slab and one group, the
+// segments follow one another in the units' order, and all of them cover every (slab,
+// plane) once.
 TEST(PlaneSplit, RunsCoverTheUnitsInSegmentsOfOneSlab) {
   std::mt19937 rng(5);
-  std::uniform_int_distribution<int> slabs_of(1, 300), planes_of(1, 1100), blocks_of(1, 600);
+  std::uniform_int_distribution<int> slabs_of(1, 300), planes_of(1, 1100), blocks_of(1, 600), groups_of(1, 9);
   for (int trial = 0; trial < 300; ++trial) {
     const int slabs = slabs_of(rng), planes = planes_of(rng);
     const long long units = static_cast<long long>(slabs) * planes;
     const int blocks = static_cast<int>(std::min<long long>(blocks_of(rng), units));
+    const int groups = trial % 2 ? cuda::plane_groups(slabs, planes, blocks) : std::min(planes, groups_of(rng));
+    ASSERT_GE(groups, 1);
+    ASSERT_LE(groups, planes);
+    std::vector<int> seen(static_cast<std::size_t>(units), 0);
+    auto group_of = [&](int p) {  // plane p (from 0)
+      int g = 0;
+      while (static_cast<long long>(planes) * (g + 1) / groups <= p) ++g;
+      return g;
+    };
     long long next = 0, shortest = units, longest = 0;
     for (int b = 0; b < blocks; ++b) {
       const cuda::PlaneRun run = cuda::plane_run(slabs, planes, blocks, b);
@@ -89,17 +99,18 @@ TEST(PlaneSplit, RunsCoverTheUnitsInSegmentsOfOneSlab) {
       shortest = std::min(shortest, run.end - run.begin);
       longest = std::max(longest, run.end - run.begin);
       long long u = run.begin;
-      int last_slab = -1;
       while (u < run.end) {
-        const cuda::PlaneSegment seg = cuda::plane_segment(u, run.end, planes);
-        ASSERT_GT(seg.slab, last_slab);
-        ASSERT_EQ(static_cast<long long>(seg.slab) * planes + seg.kb - 1, u);  // starts at u
+        const cuda::PlaneSegment seg = cuda::plane_segment(u, run.end, planes, slabs, groups);
+        ASSERT_GE(seg.slab, 0);
+        ASSERT_LT(seg.slab, slabs);
         ASSERT_GE(seg.kb, 1);
         ASSERT_GT(seg.ke, seg.kb);
         ASSERT_LE(seg.ke, planes + 1);
-        // It ends at the slab's end or the run's.
-        ASSERT_TRUE(seg.ke == planes + 1 || u + seg.ke - seg.kb == run.end);
-        last_slab = seg.slab;
+        ASSERT_EQ(group_of(seg.kb - 1), group_of(seg.ke - 2));  // one group
+        for (int k = seg.kb; k < seg.ke; ++k) {
+          const std::size_t unit = static_cast<std::size_t>(seg.slab) * planes + k - 1;
+          ASSERT_EQ(seen[unit]++, 0) << "unit streamed twice: slab " << seg.slab << " plane " << k;
+        }
         u += seg.ke - seg.kb;
       }
       ASSERT_EQ(u, run.end);
@@ -107,11 +118,22 @@ TEST(PlaneSplit, RunsCoverTheUnitsInSegmentsOfOneSlab) {
     }
     ASSERT_EQ(next, units);
     ASSERT_LE(longest - shortest, 1);
+    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), units);
   }
-  // 512^3 float on an H100: 34 slabs of 15 lines on 132 SMs, 131-132 planes a block.
+  // 512^3 float on an H100: 34 slabs of 15 lines on 132 SMs, 131-132 planes a block, in 4
+  // groups of 127-128 planes; block 1 goes on from slab 1's planes 128-131 to slab 2's.
   const cuda::PlaneRun run = cuda::plane_run(34, 510, 132, 131);
   EXPECT_EQ(run.end - run.begin, 132);
   EXPECT_EQ(run.end, 34 * 510);
+  EXPECT_EQ(cuda::plane_groups(34, 510, 132), 4);
+  const cuda::PlaneRun one = cuda::plane_run(34, 510, 132, 1);
+  const cuda::PlaneSegment a = cuda::plane_segment(one.begin, one.end, 510, 34, 4);
+  EXPECT_EQ(a.slab, 1);
+  EXPECT_EQ(a.kb, 1 + 131 - 127);
+  EXPECT_EQ(a.ke, 128);
+  const cuda::PlaneSegment b = cuda::plane_segment(one.begin + a.ke - a.kb, one.end, 510, 34, 4);
+  EXPECT_EQ(b.slab, 2);
+  EXPECT_EQ(b.kb, 1);
 }
 
 }  // namespace
