@@ -22,13 +22,14 @@ struct FusedStepPolicy {
   static constexpr int threads = 256;
 };
 
-// Measured (H100 SXM, 512^3, adi3d_fused_tune, 2026-11-24; a device copy of one array
-// moves 2.96 TB/s, read plus write; docs/perf/fused_tiles_h100.txt):
-//   float:  x 0.393 ms, y 0.408 ms, z 0.631 ms; step 1.455 ms (floor of 7 arrays 1.27 ms)
-//   double: x 0.789 ms, y 0.776 ms, z 1.159 ms; step 2.75 ms (floor 2.51 ms)
-// i.e. 87-93% of copy bandwidth per pass (the float x pass with blocks of 16 lines, the
-// float y pass with two tile buffers per block, double y and z tiles of 256-byte rows:
-// fused_step.cu). The x pass by bulk copies (sm_90); the cp.async
+// Measured (H100 SXM, 512^3, adi3d_fused_tune --passes, 2026-11-24; a device copy of one
+// array moves 2.96 TB/s, read plus write):
+//   float:  x 0.393 ms, y 0.395 ms, z 0.595 ms; step 1.378 ms in a row (floor of 7 arrays
+//           1.26 ms: 91.4%)
+//   double: x 0.789 ms, y 0.777 ms, z 1.149 ms; step 2.72 ms (floor 2.50 ms)
+// i.e. 91-94% of copy bandwidth per pass (the float x pass with blocks of 16 lines, the
+// float y and z passes with two tile buffers per block and two lines per warp solve,
+// double y and z tiles of 256-byte rows: fused_step.cu). The x pass by bulk copies (sm_90); the cp.async
 // x pass that rows which are not 16-byte units take ran 0.525 / 1.041 ms (ncu: 68
 // instructions per point, a quarter of them copying, half the stalls at the block
 // barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,

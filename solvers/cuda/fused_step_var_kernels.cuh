@@ -179,8 +179,8 @@ struct VarSolveArgs : VarPassArgs<T> {
 // first or last row from the tile, and a Neumann end row is halved (its outer face has no
 // weight and its identity term is 1/2), as WarpLineSolve's constant-alpha rows are.
 // NB = 2: two buffers, the next tile's copy in flight while the block solves and stores
-// the current one (one block per SM); the fused z pass of alpha tiles then also
-// prefetches that tile's u into L2 for its update. kMaterial (fused passes): the alpha tile holds the nodes'
+// the current one (one block per SM); the fused z pass then also prefetches that tile's u
+// into L2 for its update. kMaterial (fused passes): the alpha tile holds the nodes'
 // material bytes (rows of L + 4 bytes: the lanes' rows fall in distinct banks, as with
 // L + 1 values), copied in 4-byte pieces, and the face weights come from the table of
 // face means (material_index.hpp), times tau inv_h2 (the products the solve made face by
@@ -319,11 +319,10 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       const int next = t + gridDim.x;
       if (next < total) {
         copy_tile(next, tile0 + (buffer ^ 1) * buffer_elems);
-        // The z pass's u of that tile into L2, for the update's loads (alpha tiles; with
-        // material tiles, 512^3 float on an H100, it ran 0.85 ms against 0.74 without).
+        // The z pass's u of that tile into L2, for the update's loads.
         bool ok2;
         const std::size_t q0 = offset(next, ok2);
-        if (!kSolveOnly && !kMaterial && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
+        if (!kSolveOnly && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
           for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + 1 - row0) * row_stride);
       }
       cp_async_commit();
@@ -456,8 +455,10 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
     }
     if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;
-      // The fused z pass keeps one buffer in double (measured above).
-      constexpr bool kTwoTilesZ = !(std::is_same_v<T, double> && !kSolveOnly);
+      // The fused z pass keeps one buffer in double (measured above), and with material
+      // tiles (512^3 float, H100, three runs: 0.744 / 0.748 / 0.757 ms with one buffer,
+      // 0.738 / 0.738 / 0.788 with two and no L2 prefetch of u, 0.85 with it).
+      constexpr bool kTwoTilesZ = !kMaterial && !(std::is_same_v<T, double> && !kSolveOnly);
       const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2, kMaterial>(n);
       if (smem <= smem_limit) {
         if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
