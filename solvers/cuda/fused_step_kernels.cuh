@@ -491,12 +491,11 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
 // up to 32 x 17 rows). The z pass loads u in its update loop, B loads in flight per
-// thread. kSolveOnly: a plain line
-// solve of d in place along either axis (WarpLineSolve) over the unknowns
-// a.first..a.last of each axis: a Dirichlet end value of d (not necessarily 0 there)
-// moves into the first or last row; a Neumann end row is halved, as its factors are (the
-// matrix is then symmetric with off-diagonal -s). Dynamic shared memory:
-// yz_pass_smem_bytes.
+// thread. kSolveOnly: a plain line solve of d in place along either axis (WarpLineSolve)
+// over the unknowns a.first..a.last of each axis: a Dirichlet end value of d (not
+// necessarily 0 there) moves into the first or last row; a Neumann end row is halved, as
+// its factors are (the matrix is then symmetric with off-diagonal -s). Dynamic shared
+// memory: yz_pass_smem_bytes.
 //
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
 // float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double (the z pass
@@ -644,7 +643,8 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       T* dst = a.d + p0;
       for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
     } else {
-      // z 512^3 float on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507, 0.524 ms.
+      // z 512^3 float, one buffer, on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507,
+      // 0.524 ms (H100: B = 16 0.630 against 0.628; with two buffers 0.596 against 0.634).
       add_column_to_u<B, RS, P>(a.u + p0, x, row0, R, sweep);
     }
   }
