@@ -22,26 +22,42 @@ namespace {
 template <class T>
 using SolveKernel = void (*)(fused::SolveArgs<T>);
 
-// The plain-solve kernel for lines along axis and chunk capacity cap, and its dynamic
-// shared memory for lines of n nodes. The y/z tiles take one buffer: two (the next tile's
-// copy in flight, fused_step_kernels.cuh) ran the same within the spread of H100 runs at
-// 512^3 (float y 0.423-0.457 ms against 0.428) and slower at 256^3 (0.069 against 0.064).
+// The plain-solve kernel for lines along axis and chunk capacity cap, its dynamic shared
+// memory for lines of n nodes and its threads per block. The y/z tiles take one buffer
+// of 8 warps, but float lines of 290-546 nodes (C = 17) take the fused step's float y/z
+// shape (fused_step.cu, kTwoTiles): two buffers (the next tile's copy in flight), 16
+// warps, two lines per warp solve. Two buffers alone ran the same as one within the
+// spread of H100 runs at 512^3 (float y 0.423-0.457 ms against 0.428) and slower at 256^3
+// (0.069 against 0.064, C = 9: not taken there).
+template <class T, int C>
+constexpr bool kSolveTwoTiles = sizeof(T) == 4 && C == 17;
+constexpr int kSolveTwoTileThreads = 512;
+constexpr int kSolveTwoTileLines = 2;
 template <class T>
 SolveKernel<T> solve_kernel(int axis, int cap) {
   constexpr int L = fused::kYZLines<T>;
   return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
     constexpr int c = C.value;
-    return axis == 0   ? fused::x_line_kernel<T, c>
-           : axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true>
-                       : fused::yz_pass_kernel<T, L, c, 2, true>;
+    if (axis == 0) return fused::x_line_kernel<T, c>;
+    if constexpr (kSolveTwoTiles<T, c>)
+      return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, kSolveTwoTileThreads, kSolveTwoTileLines>
+                       : fused::yz_pass_kernel<T, L, c, 2, true, 2, kSolveTwoTileThreads, kSolveTwoTileLines>;
+    else
+      return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
   });
 }
 template <class T>
 std::size_t solve_smem_bytes(int axis, int cap, int n) {
   return fused::with_chunk_cap(cap, [&](auto C) {
-    return axis == 0 ? fused::x_line_smem_bytes<T, C.value>()
-                     : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, C.value>(n);
+    constexpr int c = C.value;
+    if (axis == 0) return fused::x_line_smem_bytes<T, c>();
+    return kSolveTwoTiles<T, c> ? fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c, 2>(n)
+                                : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c>(n);
   });
+}
+template <class T>
+int solve_threads(int axis, int cap) {
+  return fused::with_chunk_cap(cap, [&](auto C) { return axis != 0 && kSolveTwoTiles<T, C.value> ? kSolveTwoTileThreads : 256; });
 }
 
 // Whether the kernel's shared memory fits the device, and the blocks of `threads` the
@@ -59,7 +75,7 @@ std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device, int
   return {true, std::max(1, per_sm) * sms};
 }
 
-static_assert(32 * fused::kXLineWarps == 256, "the constant-alpha plain-solve kernels run blocks of 256 threads");
+static_assert(32 * fused::kXLineWarps == 256, "the constant-alpha x-line kernels run blocks of 256 threads");
 
 // Launches kernel(args) on `blocks` blocks of `threads`. The shared-memory limit is set
 // at every launch: it belongs to the kernel, and an entry for another line length with the
@@ -107,7 +123,7 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
   }
   Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, T(0), {}};
   f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3);
-  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap), f.smem, device);
+  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap), f.smem, device, solve_threads<T>(axis, cap));
   f.fit = {fits, resident};
   if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
@@ -185,7 +201,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.s = f.s;
   const long long work = axis == 0 ? x_line_blocks(span) : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
   const int blocks = static_cast<int>(std::min<long long>(work, f.fit.resident_blocks));
-  launch_tiles(solve_kernel<T>(axis, cap), args, blocks, f.smem, stream);
+  launch_tiles(solve_kernel<T>(axis, cap), args, blocks, f.smem, stream, solve_threads<T>(axis, cap));
   return true;
 }
 
