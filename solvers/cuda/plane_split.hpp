@@ -34,11 +34,13 @@ inline int ring_planes_per_block(int tiles, int planes, int resident) {
 // planes [planes g / groups, planes (g+1) / groups) of every slab), slab by slab within a
 // group, plane by plane within a slab; a segment is a run's stretch of one slab in one
 // group. With about one run per slab and group (plane_groups), the blocks on neighbouring
-// slabs go through the same planes at about the same time, so a slab's halo rows, which
-// its neighbours read too, come from L2. Against ranges of planes per slab
-// (ring_planes_per_block) no wave is left part-empty: 512^3 float on an H100, 34 slabs of
-// 15 lines, 132 blocks: each streams 131-132 planes in one or two segments, where the
-// ranges of 73 planes ran two waves on 106 SMs and one on 26.
+// slabs go through the same planes at about the same time, so that a slab's halo rows,
+// which its neighbours read too, can come from L2 (512^3 on an H100: the double material x
+// pass 0.97 -> 0.96 ms against runs slab by slab, float unchanged; the constant bulk x
+// pass stays faster in ranges: docs/perf/step_experiments_h100.txt). Against ranges of
+// planes per slab (ring_planes_per_block) no wave is left part-empty: 512^3 float on an
+// H100, 34 slabs of 15 lines, 132 blocks: each streams 131-132 planes in one or two
+// segments, where the ranges of 73 planes ran two waves on 106 SMs and one on 26.
 struct PlaneRun {
   long long begin, end;  // units [begin, end)
 };
