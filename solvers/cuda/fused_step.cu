@@ -269,7 +269,7 @@ template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
 
 // Two tile buffers per block (the next tile's copy in flight during the solve) for float
-// y and z lines of 290 to 546 nodes; the others measured the same or slower with them
+// y and z lines of 290 to 546 nodes (fused::kTwoTileShape); the others measured the same or slower with them
 // (fused_step_kernels.cuh), and their kernels are not compiled. Their warps solve two
 // lines at once (yz_pass_kernel's K: the chains interleave, the factors serve both), and
 // the z pass keeps 16 loads of u in flight per thread (one block per SM: no other block
@@ -277,9 +277,6 @@ using PassKernel = void (*)(fused::PassArgs<T>);
 // 0.398 against 0.410 ms a line at a time; z 0.596 against 0.631 with one buffer (the
 // choice before), 0.634 with two and 8 loads, 0.602 with 32. The z pass with one buffer
 // and the double passes measured slower two lines at a time.
-template <class T, int C>
-constexpr bool kTwoTiles = sizeof(T) == 4 && C == 17;
-constexpr int kTwoTilesLinesAtOnce = 2;
 constexpr int kTwoTilesUpdateLoads = 16;
 
 // Lines per tile and threads per block of the y and z passes: rows of 128 bytes
@@ -298,7 +295,7 @@ template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
 constexpr int kTileThreads =
-    sizeof(T) == 4 ? (C > 17 || NB == 2 ? 512 : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
+    sizeof(T) == 4 ? (C > 17 ? 512 : NB == 2 ? fused::kTwoTileThreads : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
 template <class T, int C>
 int tile_threads(int axis, int tiles) {
   if (tiles == 2) return axis == 1 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 2, 2>;
@@ -323,10 +320,10 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
                   : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
   constexpr int L = kTileLines<T, C>;
-  if constexpr (kTwoTiles<T, C>)
+  if constexpr (fused::kTwoTileShape<T, C>)
     if (tiles == 2)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, kTileThreads<T, C, 1, 2>, kTwoTilesLinesAtOnce>
-                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, kTileThreads<T, C, 2, 2>, kTwoTilesLinesAtOnce,
+      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce>
+                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce,
                                                kTwoTilesUpdateLoads>;
   return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>>
                    : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>>;
@@ -341,10 +338,11 @@ std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
 }
 
-// Tile buffers of a y or z pass: two where kTwoTiles and they fit in shared memory, else one.
+// Tile buffers of a y or z pass: two where fused::kTwoTileShape and they fit in shared
+// memory, else one.
 template <class T, int C>
 int yz_tile_buffers(int axis, int n, int optin) {
-  if (axis == 0 || !kTwoTiles<T, C>) return 1;
+  if (axis == 0 || !fused::kTwoTileShape<T, C>) return 1;
   return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 

@@ -29,16 +29,17 @@ struct FusedStepPolicy {
 //   double: x 0.789 ms, y 0.777 ms, z 1.149 ms; step 2.72 ms (floor 2.50 ms)
 // i.e. 91-94% of copy bandwidth per pass (the float x pass with blocks of 16 lines, the
 // float y and z passes with two tile buffers per block and two lines per warp solve,
-// double y and z tiles of 256-byte rows: fused_step.cu). The x pass by bulk copies (sm_90); the cp.async
-// x pass that rows which are not 16-byte units take ran 0.525 / 1.041 ms (ncu: 68
-// instructions per point, a quarter of them copying, half the stalls at the block
-// barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,
+// double y and z tiles of 256-byte rows: fused_step.cu). The x pass by bulk copies
+// (sm_90); the cp.async x pass that rows which are not 16-byte units take ran 0.525 /
+// 1.041 ms (ncu: 68 instructions per point, a quarter of them copying, half the stalls at
+// the block barrier per plane). Before the warp solves (thread-per-line Thomas tiles): x 1.29,
 // y 0.67, z 0.86 ms, step 2.85 ms float. y and z need 128-byte rows: 64-byte rows ran at
 // 54-59% of copy; prefetching a block's next tile (and the z pass's u) into L2 ran at
 // 65-69%, and launching the passes as programmatic dependent launches changed nothing
-// (1.508 against 1.507 ms float). Also tried and slower (docs/perf/step_experiments_h100.txt):
-// persistent x blocks, the z pass's u update by L2 reductions or after an L2 prefetch, three
-// tile buffers, and an L2 hand-off of d from the x pass to the y pass.
+// (1.508 against 1.507 ms float). Also tried and slower
+// (docs/perf/step_experiments_h100.txt): persistent x blocks, the z pass's u update by L2
+// reductions or after an L2 prefetch, three tile buffers, and an L2 hand-off of d from the
+// x pass to the y pass.
 template <class T>
 class FusedDouglasStep {
  public:

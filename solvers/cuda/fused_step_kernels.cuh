@@ -504,7 +504,7 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
 // buffer with the tile's u prefetched into L2 as its copy is issued: 0.668 / 1.32 against
 // 0.626 / 1.24, not kept). Only the float y pass gained enough to take two, until the
 // warps solved two lines at once (K = 2) and the z pass kept 16 loads of u in flight (B):
-// then the float z pass too (fused_step.cu, kTwoTiles). Lines per tile and warps per
+// then the float z pass too (kTwoTileShape). Lines per tile and warps per
 // block of the fused passes: kTileLines and kTileThreads (fused_step.cu).
 //
 // A tile has R_alloc >= R rows of L+1 values; the chunk-wise reads of the padding rows
@@ -528,6 +528,14 @@ template <int C>
 constexpr bool yz_two_tiles_possible() {
   return C <= 17;
 }
+
+// The tile shape of float y and z lines of 290-546 nodes (C = 17), fused passes and plain
+// solves alike: two buffers, blocks of kTwoTileThreads threads, warps solving
+// kTwoTileLinesAtOnce lines at once (fused_step.cu has the measurements).
+template <class T, int C>
+constexpr bool kTwoTileShape = sizeof(T) == 4 && C == 17;
+constexpr int kTwoTileThreads = 512;
+constexpr int kTwoTileLinesAtOnce = 2;
 
 // Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float with
 // one tile buffer, 1 with two).

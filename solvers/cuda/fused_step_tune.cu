@@ -90,7 +90,7 @@ void time_x(fused::PassArgs<T> a, double copy_ms, const char* name, T* ref, bool
               100 * copy_ms / ms, smem, res, grid.x, grid.y, ref ? max_diff(ref, a.d, pts, a.n[0]) : 0.0);
 }
 
-// K: lines a warp solves at once.
+// K: lines a warp solves at once; B: loads of u in flight in the z pass's update.
 template <class T, int L, int kAxis, int NB = 1, int kThreads = 256, int K = 1, int B = 8>
 void time_yz(fused::PassArgs<T> a, double copy_ms, bool profile) {
   constexpr int C = 17;
@@ -349,7 +349,7 @@ void run(int n, bool profile, bool steps_only, bool passes_only) {
   if (passes_only) {  // the default constant passes and the shapes closest to them
     time_x<T, 16, 4, true>(a, copy_ms, "L16 NS4 bulk", nullptr);
     time_x<T, 4, 4, true>(a, copy_ms, "L4 NS4 bulk", nullptr);
-    if constexpr (sizeof(T) == 4) {  // fused_step.cu: kTwoTiles
+    if constexpr (sizeof(T) == 4) {  // fused::kTwoTileShape
       time_yz<T, 2 * L64, 1, 2, 512>(a, copy_ms, false);
       time_yz<T, 2 * L64, 1, 2, 512, 2>(a, copy_ms, false);
       time_yz<T, 2 * L64, 2>(a, copy_ms, false);

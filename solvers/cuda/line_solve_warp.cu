@@ -25,23 +25,19 @@ using SolveKernel = void (*)(fused::SolveArgs<T>);
 // The plain-solve kernel for lines along axis and chunk capacity cap, its dynamic shared
 // memory for lines of n nodes and its threads per block. The y/z tiles take one buffer
 // of 8 warps, but float lines of 290-546 nodes (C = 17) take the fused step's float y/z
-// shape (fused_step.cu, kTwoTiles): two buffers (the next tile's copy in flight), 16
-// warps, two lines per warp solve. Two buffers alone ran the same as one within the
-// spread of H100 runs at 512^3 (float y 0.423-0.457 ms against 0.428) and slower at 256^3
-// (0.069 against 0.064, C = 9: not taken there).
-template <class T, int C>
-constexpr bool kSolveTwoTiles = sizeof(T) == 4 && C == 17;
-constexpr int kSolveTwoTileThreads = 512;
-constexpr int kSolveTwoTileLines = 2;
+// shape (fused::kTwoTileShape): two buffers (the next tile's copy in flight), 16 warps,
+// two lines per warp solve. Two buffers alone ran the same as one within the spread of
+// H100 runs at 512^3 (float y 0.423-0.457 ms against 0.428) and slower at 256^3 (0.069
+// against 0.064, C = 9: not taken there).
 template <class T>
 SolveKernel<T> solve_kernel(int axis, int cap) {
   constexpr int L = fused::kYZLines<T>;
   return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
     constexpr int c = C.value;
     if (axis == 0) return fused::x_line_kernel<T, c>;
-    if constexpr (kSolveTwoTiles<T, c>)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, kSolveTwoTileThreads, kSolveTwoTileLines>
-                       : fused::yz_pass_kernel<T, L, c, 2, true, 2, kSolveTwoTileThreads, kSolveTwoTileLines>;
+    if constexpr (fused::kTwoTileShape<T, c>)
+      return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce>
+                       : fused::yz_pass_kernel<T, L, c, 2, true, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce>;
     else
       return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
   });
@@ -51,13 +47,14 @@ std::size_t solve_smem_bytes(int axis, int cap, int n) {
   return fused::with_chunk_cap(cap, [&](auto C) {
     constexpr int c = C.value;
     if (axis == 0) return fused::x_line_smem_bytes<T, c>();
-    return kSolveTwoTiles<T, c> ? fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c, 2>(n)
+    return fused::kTwoTileShape<T, c> ? fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c, 2>(n)
                                 : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c>(n);
   });
 }
 template <class T>
 int solve_threads(int axis, int cap) {
-  return fused::with_chunk_cap(cap, [&](auto C) { return axis != 0 && kSolveTwoTiles<T, C.value> ? kSolveTwoTileThreads : 256; });
+  return fused::with_chunk_cap(
+      cap, [&](auto C) { return axis != 0 && fused::kTwoTileShape<T, C.value> ? fused::kTwoTileThreads : 256; });
 }
 
 // Whether the kernel's shared memory fits the device, and the blocks of `threads` the
