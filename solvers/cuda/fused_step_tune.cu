@@ -223,26 +223,26 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
   constexpr int W = fused::kVarTwoTileWarps<T>;
   for (int axis = 1; axis <= 2; ++axis) {
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1> : fused::yz_var_kernel<T, L, C, 2>, axis, 1, 8,
-       fused::yz_var_smem_bytes<T, L>(n), true);
+       fused::yz_var_smem_bytes<T, L, C>(n), true);
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W> : fused::yz_var_kernel<T, L, C, 2, false, 2, W>, axis,
-       2, W, fused::yz_var_smem_bytes<T, L, false, 2>(n), false);
+       2, W, fused::yz_var_smem_bytes<T, L, C, false, 2>(n), false);
     if (!a.material) continue;
     // Material tiles (a.material: the same field by index); % of the alpha tiles' copies.
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 1, 8, true> : fused::yz_var_kernel<T, L, C, 2, false, 1, 8, true>,
-       axis, 1, 8, fused::yz_var_smem_bytes<T, L, false, 1, true>(n), false, " material");
+       axis, 1, 8, fused::yz_var_smem_bytes<T, L, C, false, 1, true>(n), false, " material");
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W, true>
                  : fused::yz_var_kernel<T, L, C, 2, false, 2, W, true>,
-       axis, 2, W, fused::yz_var_smem_bytes<T, L, false, 2, true>(n), false, " material");
+       axis, 2, W, fused::yz_var_smem_bytes<T, L, C, false, 2, true>(n), false, " material");
     // Material tiles of 128-byte rows (the tiles of bytes leave the room).
     constexpr int L2 = fused::kYZLines<T>;
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 1, 8, true> : fused::yz_var_kernel<T, L2, C, 2, false, 1, 8, true>,
-       axis, 1, 8, fused::yz_var_smem_bytes<T, L2, false, 1, true>(n), false, " material, 128-byte rows", L2);
+       axis, 1, 8, fused::yz_var_smem_bytes<T, L2, C, false, 1, true>(n), false, " material, 128-byte rows", L2);
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 2, W, true>
                  : fused::yz_var_kernel<T, L2, C, 2, false, 2, W, true>,
-       axis, 2, W, fused::yz_var_smem_bytes<T, L2, false, 2, true>(n), false, " material, 128-byte rows", L2);
+       axis, 2, W, fused::yz_var_smem_bytes<T, L2, C, false, 2, true>(n), false, " material, 128-byte rows", L2);
     // One buffer in blocks of 4 warps (two blocks an SM, one's copies beside the other's solve).
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 1, 4, true> : fused::yz_var_kernel<T, L2, C, 2, false, 1, 4, true>,
-       axis, 1, 4, fused::yz_var_smem_bytes<T, L2, false, 1, true>(n), false, " material, 128-byte rows", L2);
+       axis, 1, 4, fused::yz_var_smem_bytes<T, L2, C, false, 1, true>(n), false, " material, 128-byte rows", L2);
   }
   restore();
   for (T* p : {d0, u0, dref, uref}) ADI3D_CUDA_CHECK(cudaFree(p));

@@ -124,9 +124,12 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
     if (n < 1) return false;
     if (n < 3) continue;  // nothing to solve
     const int cap = fused::chunk_cap(n);
-    const std::size_t smem = op.material ? fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), false, 1, true>(n)
-                                         : fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>>(n);
-    if (cap == 0 || smem > static_cast<std::size_t>(optin)) return false;
+    if (cap == 0) return false;
+    const std::size_t smem = fused::with_chunk_cap(cap, [&](auto C) {
+      return op.material ? fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), C.value, false, 1, true>(n)
+                         : fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, C.value>(n);
+    });
+    if (smem > static_cast<std::size_t>(optin)) return false;
   }
   return true;
 }

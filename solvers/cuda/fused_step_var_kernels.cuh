@@ -7,17 +7,20 @@
 // Line solve (warp_solve_var): the lines no longer share factors, so each warp runs a
 // partition solve of its line. Lane p owns the rows [p C, p C + C); its last row is a
 // separator S_p, the C-1 rows before it are "inner" rows bounded by S_{p-1} and S_p.
-//  1. Two sweeps over the inner rows from the chunk's two ends (interleaved, for ILP):
-//     the forward one gives the last inner row as x_L = yL + gL S_{p-1} + hL S_p and
-//     keeps 1/pivot of each row; the upward one gives x_F = zF + eF S_{p-1} + kF S_p.
-//  2. The separator rows, with x_L of this lane and x_F of the next substituted, form a
-//     tridiagonal system in S_0..S_31, one row per lane (the Schur complement of a
-//     diagonally dominant matrix: dominant, so no pivoting), solved by parallel cyclic
-//     reduction in 5 shuffle steps.
-//  3. The inner rows are solved with their end values known (forward with the kept
-//     pivots, then backward).
-// The dependent chain is 3 C + 5 steps. Rows past the line (padding) are identity rows
-// with zero data: they solve to 0 and couple to nothing.
+//  1. Forward elimination over the inner rows, S_{p-1} carried as an unknown:
+//     x_q = y_q + g_q S_{p-1} - c_q x_{q+1}, the one reciprocal of each row here.
+//  2. Back substitution from x_M = S_p, without divisions: every inner row as
+//     x_q = y_q + g_q S_{p-1} + h_q S_p (y, g in place; h_q = -c_q h_{q+1}).
+//  3. The separator rows, with the last inner row of this lane and the first of the next
+//     substituted, form a tridiagonal system in S_0..S_31, one row per lane (the Schur
+//     complement of a diagonally dominant matrix: dominant, so no pivoting), solved by
+//     parallel cyclic reduction in 5 shuffle steps.
+//  4. The inner rows from step 2's forms, independent of each other.
+// The dependent chain is 2 C + 5 steps, C of them through a reciprocal. (It replaced
+// two interleaved eliminations from the chunk's two ends, each with a reciprocal a row,
+// and a forward and a backward sweep in step 4: 3 C + 5 steps, 2 C reciprocals.) Rows
+// past the line (padding) are identity rows with zero data: they solve to 0 and couple
+// to nothing.
 #include "solvers/cuda/fast_divide.cuh"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
@@ -32,12 +35,13 @@
 
 namespace adi3d::cuda::fused {
 
-// v[q]: data of row p C + q (p: lane), the solution on return. face(q), q = 0..C: tau
+// v[q]: data of row p C + q (p: lane), the solution on return; kZeroPadding: the rows
+// q >= lim are set to 0 first (else the caller loaded zeros there). face(q), q = 0..C: tau
 // times the weight of the face between rows q-1 and q of this lane's chunk (rows -1 and C
 // are the neighbouring chunks' or the line's Dirichlet nodes). mass(q): the identity term
 // of row q's diagonal (1; 1/2 on a halved Neumann end row). lim: rows q < lim of this
 // lane are unknowns of the line. Every lane of the warp must call it, converged.
-template <class T, int C, class Face, class Mass>
+template <class T, int C, bool kZeroPadding = true, class Face, class Mass>
 __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, int lim) {
   static_assert(C >= 3, "a chunk needs inner rows and a separator");
   constexpr int M = C - 1;  // inner rows
@@ -52,45 +56,45 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
   auto lo = [&](int q) { return q < lim && (lane | q) != 0 ? -w[q] : T(0); };
   auto up = [&](int q) { return q + 1 < lim ? -w[q + 1] : T(0); };
   auto dg = [&](int q) { return q < lim ? mass(q) + w[q] + w[q + 1] : T(1); };
+  if constexpr (kZeroPadding)
 #pragma unroll
-  for (int q = 0; q < C; ++q)
-    if (q >= lim) v[q] = T(0);
+    for (int q = 0; q < C; ++q)
+      if (q >= lim) v[q] = T(0);
 
-  // 1. Forward over the inner rows: x_q = y_q + g_q S_{p-1} - cp_q x_{q+1};
-  //    upward: x_q = z_q + k_q S_p - e_q x_{q-1}.
-  T inv[M];
-  T y = T(0), g = T(1), cp = T(0);
-  T z = T(0), k = T(1), e = T(0);
+  // 1. Forward elimination.
+  T y[M], g[M], c[M];
+  {
+    T yq = T(0), gq = T(1), cq = T(0);
 #pragma unroll
-  for (int s = 0; s < M; ++s) {
-    {
-      const int q = s;
+    for (int q = 0; q < M; ++q) {
       const T a = lo(q);
-      const T r = reciprocal(dg(q) - a * cp);
-      inv[q] = r;
-      y = (v[q] - a * y) * r;
-      g = -a * g * r;
-      cp = up(q) * r;
-    }
-    {
-      const int q = M - 1 - s;
-      const T c = up(q);
-      const T r = reciprocal(dg(q) - c * e);
-      z = (v[q] - c * z) * r;
-      k = -c * k * r;
-      e = lo(q) * r;
+      const T r = reciprocal(dg(q) - a * cq);
+      yq = (v[q] - a * yq) * r;
+      gq = -a * gq * r;
+      cq = up(q) * r;
+      y[q] = yq;
+      g[q] = gq;
+      c[q] = cq;
     }
   }
-  // 2. Separator row of this lane with x_L (here) and x_F of the next lane substituted:
-  //    A S_{p-1} + B S_p + Cc S_{p+1} = D.
-  const T zn = __shfl_down_sync(kAll, z, 1);
-  const T en = __shfl_down_sync(kAll, -e, 1);
-  const T kn = __shfl_down_sync(kAll, k, 1);
+  // 2. Back substitution: c becomes h.
+  c[M - 1] = -c[M - 1];
+#pragma unroll
+  for (int q = M - 2; q >= 0; --q) {
+    y[q] -= c[q] * y[q + 1];
+    g[q] -= c[q] * g[q + 1];
+    c[q] = -c[q] * c[q + 1];
+  }
+  // 3. Separator row of this lane, its last inner row (here) and the next lane's first
+  //    substituted: A S_{p-1} + B S_p + Cc S_{p+1} = D.
+  const T yn = __shfl_down_sync(kAll, y[0], 1);
+  const T gn = __shfl_down_sync(kAll, g[0], 1);
+  const T hn = __shfl_down_sync(kAll, c[0], 1);
   const T as = lo(M), cs = up(M);  // cs = 0 on lane 31: its separator is the line's end or padding
-  T A = as * g;
-  T B = dg(M) - as * cp + cs * en;
-  T Cc = cs * kn;
-  T D = v[M] - as * y - cs * zn;
+  T A = as * g[M - 1];
+  T B = dg(M) + as * c[M - 1] + cs * gn;
+  T Cc = cs * hn;
+  T D = v[M] - as * y[M - 1] - cs * yn;
   {
     const T r = reciprocal(B);
     A *= r;
@@ -111,20 +115,10 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
   const T S = D;
   T Sm = __shfl_up_sync(kAll, S, 1);
   if (lane == 0) Sm = T(0);
-  // 3. Inner rows with both ends known.
-  y = Sm;
+  // 4. Inner rows.
 #pragma unroll
-  for (int q = 0; q < M; ++q) {
-    y = (v[q] - lo(q) * y) * inv[q];
-    v[q] = y;
-  }
-  T x = S;
+  for (int q = 0; q < M; ++q) v[q] = y[q] + g[q] * Sm + c[q] * S;
   v[M] = S;
-#pragma unroll
-  for (int q = M - 1; q >= 0; --q) {
-    x = v[q] - up(q) * inv[q] * x;
-    v[q] = x;
-  }
 }
 
 // tau times the weight of the face between two nodes of diffusivities a0, a1.
@@ -196,17 +190,22 @@ struct VarSolveArgs : VarPassArgs<T> {
 // tile prefetched into L2 (float z 1.26, y 0.83; double z 2.42, y 1.42).
 template <int L>
 constexpr int kMaterialTilePitch = L + 4;  // bytes per row of a material tile
-template <class T, int L, bool kSolveOnly, bool kMaterial>
+// Rows of a material tile: every node whose byte the chunks' faces read (nodes 0..32 C + 1
+// for chunks of C rows), so that they read it without clamping to the line; the rows past
+// the line's n are zeros (material 0; the padding drops what it looks up).
+template <int C>
+constexpr int kMaterialTileRows = 32 * C + 2;
+template <class T, int L, int C, bool kSolveOnly, bool kMaterial>
 __host__ __device__ std::size_t yz_var_buffer_bytes(int n) {
   const std::size_t data = static_cast<std::size_t>(kSolveOnly ? n : n - 2) * (L + 1) * sizeof(T);
   if constexpr (!kMaterial) return data + static_cast<std::size_t>(n) * (L + 1) * sizeof(T);
-  return (data + static_cast<std::size_t>(n) * kMaterialTilePitch<L> + 15) / 16 * 16;
+  return (data + static_cast<std::size_t>(kMaterialTileRows<C>) * kMaterialTilePitch<L> + 15) / 16 * 16;
 }
 template <class T, bool kMaterial>
 constexpr std::size_t kFaceTableBytes = kMaterial ? kMaxMaterials * kMaxMaterials * sizeof(T) : 0;
-template <class T, int L, bool kSolveOnly = false, int NB = 1, bool kMaterial = false>
+template <class T, int L, int C, bool kSolveOnly = false, int NB = 1, bool kMaterial = false>
 std::size_t yz_var_smem_bytes(int n) {
-  return kFaceTableBytes<T, kMaterial> + NB * yz_var_buffer_bytes<T, L, kSolveOnly, kMaterial>(n);
+  return kFaceTableBytes<T, kMaterial> + NB * yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial>(n);
 }
 
 // Blocks per SM the register budget is cut for: with two tile buffers, one.
@@ -239,7 +238,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   // The face table, then buffer b: data tile, then alpha (or material) tile. (A buffer's
   // size in values, an int: a 64-bit size held through the loop cost the solve-only
   // kernels of two buffers registers, and spills.)
-  const int buffer_elems = static_cast<int>(yz_var_buffer_bytes<T, L, kSolveOnly, kMaterial>(n) / sizeof(T));
+  const int buffer_elems = static_cast<int>(yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial>(n) / sizeof(T));
   T* const table = reinterpret_cast<T*>(smem_raw);
   T* const tile0 = reinterpret_cast<T*>(smem_raw + kFaceTableBytes<T, kMaterial>);
   const int tiles_i = (nx + L - 1) / L;
@@ -256,11 +255,12 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     ok = i >= i_first && i <= i_last;
     return i + (kAxis == 1 ? nxy * o : nx * o) + row0 * row_stride;
   };
+  // A column past the grid (not ok) copies zeros, its source held at base (read nothing).
   auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows) {
-    const T* src = base + p0;
+    const T* src = ok ? base + p0 : base;
+    const std::size_t step = ok ? sweep : 0;
     dst += row0 * P + col;
-    for (int r = row0; r < rows; r += RS, src += sweep, dst += RS * P)
-      cp_async<sizeof(T)>(dst, ok ? src : base, ok);
+    for (int r = row0; r < rows; r += RS, src += step, dst += RS * P) cp_async<sizeof(T)>(dst, src, ok);
   };
 
   const int warp = tid / 32, lane = tid & 31;
@@ -293,8 +293,15 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     else
       copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
   };
-  if constexpr (kMaterial)  // the solve's weights (tw times the means); visible after the first tile's barrier
+  if constexpr (kMaterial) {  // the solve's weights (tw times the means), the rows past the line's nodes: visible
+                              // after the first tile's barrier (the copies write rows below n only)
     for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = tw * a.material_face_mean[e];
+    constexpr int kPastWords = (kMaterialTileRows<C> * PB + 3) / 4;
+    for (int b = 0; b < NB; ++b) {
+      auto* words = reinterpret_cast<unsigned*>(tile0 + b * buffer_elems + data_rows * P);
+      for (int e = n * PB / 4 + tid; e < kPastWords; e += kThreads) words[e] = 0u;
+    }
+  }
   if (NB == 2) {
     if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
     cp_async_commit();
@@ -319,10 +326,11 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       const int next = t + gridDim.x;
       if (next < total) {
         copy_tile(next, tile0 + (buffer ^ 1) * buffer_elems);
-        // The z pass's u of that tile into L2, for the update's loads.
+        // The alpha z pass's u of that tile into L2, for the update's loads (the material
+        // tiles' z pass ran slower with it: 0.85 against 0.74 ms, 512^3 float, H100).
         bool ok2;
         const std::size_t q0 = offset(next, ok2);
-        if (!kSolveOnly && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
+        if (!kSolveOnly && !kMaterial && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
           for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + 1 - row0) * row_stride);
       }
       cp_async_commit();
@@ -363,19 +371,18 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
               v[q] += face(q + 1) * c[(q + 1) * P];
           }
         v[0] += dirichlet_lo;
-        warp_solve_var<T, C>(
+        warp_solve_var<T, C, false>(
             v, face,
             [&](int q) { return (halve_lo && lane == 0 && q == 0) || (halve_hi && q == lim - 1) ? T(0.5) : T(1); },
             lim);
       } else if constexpr (kMaterial) {
-        const unsigned char* cm = mtile + warp * LPW + s;
-        auto mat = [&](int m) { return static_cast<int>(cm[min(m, n - 1) * PB]); };
-        warp_solve_var<T, C>(
-            v, [&](int q) { return table[mat(lane * C + q) * kMaxMaterials + mat(lane * C + q + 1)]; },
-            [](int) { return T(1); }, lim);
+        const unsigned char* cm = mtile + lane * C * PB + warp * LPW + s;  // the lane's first face's first node
+        auto mat = [&](int m) { return static_cast<int>(cm[m * PB]); };
+        warp_solve_var<T, C, false>(
+            v, [&](int q) { return table[mat(q) * kMaxMaterials + mat(q + 1)]; }, [](int) { return T(1); }, lim);
       } else {
         // Face q: nodes lane C + q and lane C + q + 1 of the line.
-        warp_solve_var<T, C>(
+        warp_solve_var<T, C, false>(
             v, [&](int q) { return face_weight(al(lane * C + q), al(lane * C + q + 1), tw); },
             [](int) { return T(1); }, lim);
       }
@@ -432,10 +439,12 @@ constexpr int var_tile_lines() {
 
 // Double material tiles: one buffer in blocks of 4 warps where two blocks fit an SM's
 // shared memory (lines of up to 674 nodes), so that one block's copies run beside the
-// other's solve. 512^3 on an H100 (adi3d_fused_tune, 2026-11-24), against one buffer of 8
-// warps: z 1.54 -> 1.41 ms; y 1.02 (two buffers of 8) -> 1.01. In float, 4 warps were
-// slower (z 0.74 -> 0.87, y 0.57 -> 0.64), and so were the alpha tiles' (double z 2.27 ->
-// 2.50, y 1.31 with two buffers -> 1.58; float z 1.20 -> 1.52).
+// other's solve: the z pass, and the y pass where it does not take two buffers. 512^3 on
+// an H100 (adi3d_fused_tune, 2026-11-24), against one buffer of 8 warps: z 1.54 -> 1.41
+// ms; y 1.02 (two buffers of 8) -> 1.01, but since the one-reciprocal solve (2026-11-24)
+// two buffers of 8 take 0.965 against 1.018. In float, 4 warps were slower (z 0.74 ->
+// 0.87, y 0.57 -> 0.64), and so were the alpha tiles' (double z 2.27 -> 2.50, y 1.31 with
+// two buffers -> 1.58; float z 1.20 -> 1.52).
 template <class T, bool kMaterial>
 constexpr bool kVarPairedBlocks = kMaterial && std::is_same_v<T, double>;
 constexpr int kVarPairedWarps = 4;
@@ -447,19 +456,21 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
     constexpr int c = C.value;
     if constexpr (kVarPairedBlocks<T, kMaterial>) {
       constexpr int W = kVarPairedWarps;
-      const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 1, kMaterial>(n);
-      if (2 * smem + 1024 <= smem_limit)  // the driver's 1 KiB a block besides
+      const std::size_t smem = yz_var_smem_bytes<T, L, c, kSolveOnly, 1, kMaterial>(n);
+      // the driver's 1 KiB a block besides
+      if ((axis == 2 || !kVarTwoTiles<T, c>) && 2 * smem + 1024 <= smem_limit)
         return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, W, kMaterial>
                           : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial>,
                 32 * W, smem, L};
     }
     if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;
-      // The fused z pass keeps one buffer in double (measured above), and with material
-      // tiles (512^3 float, H100, three runs: 0.744 / 0.748 / 0.757 ms with one buffer,
-      // 0.738 / 0.738 / 0.788 with two and no L2 prefetch of u, 0.85 with it).
-      constexpr bool kTwoTilesZ = !kMaterial && !(std::is_same_v<T, double> && !kSolveOnly);
-      const std::size_t smem = yz_var_smem_bytes<T, L, kSolveOnly, 2, kMaterial>(n);
+      // The fused z pass keeps one buffer in double (measured above). With float material
+      // tiles (512^3, H100) one buffer ran 0.744 / 0.748 / 0.757 ms over three runs, two
+      // 0.738 / 0.738 / 0.788 (0.85 with the L2 prefetch of u); since the one-reciprocal
+      // solve, two take 0.726 against 0.745.
+      constexpr bool kTwoTilesZ = kMaterial ? std::is_same_v<T, float> : !(std::is_same_v<T, double> && !kSolveOnly);
+      const std::size_t smem = yz_var_smem_bytes<T, L, c, kSolveOnly, 2, kMaterial>(n);
       if (smem <= smem_limit) {
         if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
         if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
@@ -467,7 +478,7 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
     }
     return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, 8, kMaterial>
                       : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, 8, kMaterial>,
-            256, yz_var_smem_bytes<T, L, kSolveOnly, 1, kMaterial>(n), L};
+            256, yz_var_smem_bytes<T, L, c, kSolveOnly, 1, kMaterial>(n), L};
   });
 }
 
