@@ -45,10 +45,16 @@ struct LineSolvePolicy {
 };
 
 // Returns the variant whose kernel formed the interior: v, or shuffle where the planes
-// variant does not apply (an alpha field, rows not of whole 16-byte units, no sm_90 code).
+// variant does not apply (rows not of whole 16-byte units, no sm_90 code; with an alpha
+// field, also lines the variable x pass does not take: launch_var_planes_stencil).
 template <class T>
 StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
                                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
+// The planes stencil of an alpha field or material index (stencil_var_planes.cu) on op's
+// interior nodes, the shell left to the caller; false, launching nothing, where it does
+// not apply (fused::launch_var_x).
+template <class T>
+bool launch_var_planes_stencil(const OperatorView<T>& op, const T* u, const T* f, T scale, T* r, cudaStream_t s);
 // Whether the planes stencil's kernel runs on this device (bulk_copies_usable).
 template <class T>
 bool planes_stencil_usable(int device);

@@ -27,83 +27,11 @@
 namespace adi3d::cuda {
 namespace {
 
-struct DeviceLimits {
-  int sms = 0;
-  int optin = 0;  // shared memory a block may opt in to
-};
-DeviceLimits device_limits(int device) {
-  DeviceLimits l;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return l;
-}
-
-// The one-kernel x pass (fused_step_var_x_kernel.cuh) in blocks of L line warps; false
-// (nothing launched) where its shared memory exceeds optin or bulk copies are not usable.
-template <class T, int L, int C, bool kMaterial>
-bool launch_var_x_lines(const fused::VarXArgs<T>& args, int device, const DeviceLimits& limits, cudaStream_t s) {
-  auto kernel = fused::var_x_pass_kernel<T, L, C, kMaterial>;
-  const std::size_t smem = fused::var_x_smem_bytes<T, L, C, kMaterial>(args.n[0], args.material_pitch);
-  if (smem > static_cast<std::size_t>(limits.optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
-    return false;
-  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
-  if (per_sm < 1) return false;
-  // One wave of persistent blocks (plane_run), each with a plane at least.
-  const long long units = static_cast<long long>((args.n[1] - 2 + L - 1) / L) * (args.n[2] - 2);
-  const int blocks = static_cast<int>(std::min<long long>(units, static_cast<long long>(per_sm) * limits.sms));
-  kernel<<<blocks, 32 * (L + 1), smem, s>>>(args);
-  ADI3D_CUDA_LAUNCH_CHECK();
-  return true;
-}
-
-// Pass x of a variable step in one kernel where it applies (by the material index where
-// there is one, else from alpha); false elsewhere (rows of u not whole 16-byte units,
-// unaligned arrays, lines the warp solve does not take, slots beyond shared memory: by
-// index, double lines of more than 546 nodes; from alpha, float lines of more than 674,
-// double of more than 290).
-template <class T>
-bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-                  const DeviceLimits& limits, cudaStream_t s) {
-  const int nx = op.n[0];
-  const int cap = fused::chunk_cap(nx);
-  const bool material = op.material != nullptr;
-  const bool rows_aligned = (static_cast<std::size_t>(nx) * sizeof(T)) % 16 == 0 && aligned16(u) && aligned16(d) &&
-                            (!f || aligned16(f)) &&
-                            (material ? aligned16(op.material) && op.material_pitch % 16 == 0
-                                      : aligned16(op.alpha_field));
-  if ((material && (op.material_count < 1 || op.material_count > kMaxMaterials)) || (!material && !op.alpha_field) ||
-      cap == 0 || !rows_aligned)
-    return false;
-  fused::VarXArgs<T> a{};
-  fused::take_operator(a, op);
-  a.material_count = op.material_count;
-  a.alpha = op.alpha_field;
-  a.dt = dt;
-  a.tau = tau;
-  a.u = u;
-  a.f = f;
-  a.d = d;
-  auto launch = [&](auto kind) {
-    constexpr bool kMaterial = decltype(kind)::value;
-    return fused::with_chunk_cap(cap, [&](auto C) {
-      constexpr int c = C.value;
-      constexpr int L = fused::var_x_lines<T, c, kMaterial>();
-      if constexpr (fused::var_x_fits<T, L, c, kMaterial>())
-        return launch_var_x_lines<T, L, c, kMaterial>(a, device, limits, s);
-      else
-        return false;
-    });
-  };
-  return material ? launch(std::true_type{}) : launch(std::false_type{});
-}
-
 // fused_variable_x_pass on the device of limits.
 template <class T>
 int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-           const DeviceLimits& limits, cudaStream_t s, bool variable_x_pass) {
-  if (variable_x_pass && launch_var_x(op, u, f, dt, tau, d, device, limits, s)) return 1;
+           const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass) {
+  if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s)) return 1;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
@@ -137,14 +65,14 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
 template <class T>
 int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
                           CUstream_st* stream, bool variable_x_pass) {
-  return x_pass(op, u, f, dt, tau, d, device, device_limits(device), stream, variable_x_pass);
+  return x_pass(op, u, f, dt, tau, d, device, fused::device_limits(device), stream, variable_x_pass);
 }
 
 template <class T>
 bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
                          CUstream_st* stream, bool variable_x_pass) {
   const cudaStream_t s = stream;
-  const DeviceLimits limits = device_limits(device);
+  const fused::DeviceLimits limits = fused::device_limits(device);
   const bool one_kernel_x = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, variable_x_pass) == 1;
   fused::VarPassArgs<T> args{};
   fused::take_operator(args, op);

@@ -13,7 +13,13 @@
 // the coefficients come from DRAM once, and d goes out once: 2 arrays and a byte per
 // point (3 arrays with alpha), against 4 and two bytes (6 arrays) for the stencil and the
 // x solve apart. Internal to the CUDA backend.
+//
+// kSolve = false: the same kernel without the solve is the planes stencil of a variable
+// operator, r = dt (A u + f) on the interior nodes (launch_operator_rhs; the shell kernel
+// writes the rest): 2 arrays and a byte per point, or 3 with alpha, against the shuffle
+// stencil's registers and halos.
 #include "solvers/cuda/async_copy.cuh"
+#include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/plane_ring.cuh"
@@ -22,6 +28,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -202,17 +209,19 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 // each may hold 128 or 255 registers (17 warps, at 16 lines, left 96: the float solve of
 // 17-row chunks spilled). By index, 15 lines where the slots fit (float lines of up to 546
 // nodes), else 7 (float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the
-// registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), 7:
-// 15 do not fit.
+// registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), the
+// most whose slots fit the longest lines of the chunk: 10 (float, up to 546 nodes), 9
+// (double, up to 290), else 7.
 template <class T, int C, bool kMaterial>
 constexpr int var_x_lines() {
-  return kMaterial && sizeof(T) == 4 && C <= 17 ? 15 : 7;
+  if constexpr (kMaterial) return sizeof(T) == 4 && C <= 17 ? 15 : 7;
+  return sizeof(T) == 4 && C <= 17 ? 10 : sizeof(T) == 8 && C <= 9 ? 9 : 7;
 }
 
 // Persistent blocks (gridDim.x of them): each takes a run of the grid's (slab, plane)
 // units (plane_run, in groups of planes: plane_groups) and streams its segments
 // (plane_segment) through one ring.
-template <class T, int L, int C, bool kMaterial>
+template <class T, int L, int C, bool kMaterial, bool kSolve = true>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
   constexpr int NS = kVarXSlots;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -336,15 +345,16 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
         finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt);
       else
         finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt);
-      warp_solve_var<T, C>(
-          v,
-          [&](int q) {
-            if constexpr (kMaterial)
-              return solve_x[x_face[q]];
-            else
-              return tw * x_face[q];
-          },
-          [](int) { return T(1); }, lim);
+      if constexpr (kSolve)
+        warp_solve_var<T, C>(
+            v,
+            [&](int q) {
+              if constexpr (kMaterial)
+                return solve_x[x_face[q]];
+              else
+                return tw * x_face[q];
+            },
+            [](int) { return T(1); }, lim);
       T* out = stage + lane_row;
 #pragma unroll
       for (int q = 0; q < C; ++q)
@@ -360,6 +370,79 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
     ring.release(ke);
   }
   if (warp < L && lane == 0) bulk_wait();
+}
+
+struct DeviceLimits {
+  int sms = 0;
+  int optin = 0;  // shared memory a block may opt in to
+};
+inline DeviceLimits device_limits(int device) {
+  DeviceLimits l;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, device));
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return l;
+}
+
+// var_x_pass_kernel in blocks of L line warps; false (nothing launched) where its shared
+// memory exceeds optin or bulk copies are not usable.
+template <class T, int L, int C, bool kMaterial, bool kSolve>
+bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits& limits, cudaStream_t s) {
+  auto kernel = var_x_pass_kernel<T, L, C, kMaterial, kSolve>;
+  const std::size_t smem = var_x_smem_bytes<T, L, C, kMaterial>(args.n[0], args.material_pitch);
+  if (smem > static_cast<std::size_t>(limits.optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
+    return false;
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
+  if (per_sm < 1) return false;
+  // One wave of persistent blocks (plane_run), each with a plane at least.
+  const long long units = static_cast<long long>((args.n[1] - 2 + L - 1) / L) * (args.n[2] - 2);
+  const int blocks = static_cast<int>(std::min<long long>(units, static_cast<long long>(per_sm) * limits.sms));
+  kernel<<<blocks, 32 * (L + 1), smem, s>>>(args);
+  ADI3D_CUDA_LAUNCH_CHECK();
+  return true;
+}
+
+// var_x_pass_kernel over op's interior where it applies (by the material index where there
+// is one, else from alpha), dt (A u + f) into d, solved along x (kSolve; tau) or not; false
+// elsewhere (rows of u not whole 16-byte units, unaligned arrays, lines the warp solve
+// does not take, slots beyond shared memory: by index, double lines of more than 546
+// nodes; from alpha, float lines of more than 674, double of more than 290).
+template <class T, bool kSolve>
+bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
+                  const DeviceLimits& limits, cudaStream_t s) {
+  const int nx = op.n[0];
+  if (nx < 3 || op.n[1] < 3 || op.n[2] < 3) return false;
+  const int cap = chunk_cap(nx);
+  const bool material = op.material != nullptr;
+  const bool rows_aligned = (static_cast<std::size_t>(nx) * sizeof(T)) % 16 == 0 && aligned16(u) && aligned16(d) &&
+                            (!f || aligned16(f)) &&
+                            (material ? aligned16(op.material) && op.material_pitch % 16 == 0
+                                      : aligned16(op.alpha_field));
+  if ((material && (op.material_count < 1 || op.material_count > kMaxMaterials)) || (!material && !op.alpha_field) ||
+      cap == 0 || !rows_aligned)
+    return false;
+  VarXArgs<T> a{};
+  take_operator(a, op);
+  a.material_count = op.material_count;
+  a.alpha = op.alpha_field;
+  a.dt = dt;
+  a.tau = tau;
+  a.u = u;
+  a.f = f;
+  a.d = d;
+  auto launch = [&](auto kind) {
+    constexpr bool kMaterial = decltype(kind)::value;
+    return with_chunk_cap(cap, [&](auto C) {
+      constexpr int c = C.value;
+      constexpr int L = var_x_lines<T, c, kMaterial>();
+      if constexpr (var_x_fits<T, L, c, kMaterial>())
+        return launch_var_x_lines<T, L, c, kMaterial, kSolve>(a, device, limits, s);
+      else
+        return false;
+    });
+  };
+  return material ? launch(std::true_type{}) : launch(std::false_type{});
 }
 
 }  // namespace adi3d::cuda::fused

@@ -501,20 +501,22 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
   InteriorWeights<T> w{};
   for (int a = 0; a < 3; ++a)
     w.w[a] = row_weights(RowKind::interior, op.alpha[a], op.alpha[a], op.alpha[a], op.inv_h2[a]);
-  // The planes variant takes constant alpha where it applies, else the shuffle variant.
-  // A planes variant for alpha fields (each ring slot holding the tile's rows of alpha
-  // behind those of u; 8 lines of 2 warps in float, 4 of 4 in double, both z-face weights
-  // made per node) ran slower than the shuffle variant at 512^3 on an H100 (adi3d bench
-  // gpu, 2026-11-24: 1.009 against 0.770 ms float, 1.447 against 1.347 double; the fused
-  // variable step 3.77 against 3.53 ms float): the harmonic means bound these kernels, and
-  // streaming does not make fewer of them. Not kept.
+  // The planes variant where it applies, else the shuffle variant. With an alpha field,
+  // the variable x pass's kernel without its solve (launch_var_planes_stencil: lanes on
+  // chunks of a row, the z faces carried from plane to plane). (An earlier planes variant
+  // for alpha fields, lanes on consecutive nodes and both z-face weights made per node,
+  // ran slower than the shuffle variant at 512^3 on an H100: 1.009 against 0.770 ms
+  // float, 1.447 against 1.347 double.)
   const bool interior = op.n[0] > 2 && op.n[1] > 2 && op.n[2] > 2;
   bool planes = false;
-  if (op.alpha_field)
-    launch_pencil<T, true>(pencil, op, w, u, f, scale, r, s);
-  else if (!(planes = v == StencilVariant::planes && interior && launch_planes_chosen(op, w, u, f, g, scale, r, s)))
+  if (op.alpha_field) {
+    if (!(planes = v == StencilVariant::planes && interior && launch_var_planes_stencil(op, u, f, scale, r, s)))
+      launch_pencil<T, true>(pencil, op, w, u, f, scale, r, s);
+  } else if (!(planes = v == StencilVariant::planes && interior && launch_planes_chosen(op, w, u, f, g, scale, r, s))) {
     launch_pencil<T, false>(pencil, op, w, u, f, scale, r, s);
-  if (planes) return StencilVariant::planes;  // it writes the shell too
+  }
+  const StencilVariant ran = planes ? StencilVariant::planes : pencil;
+  if (planes && !op.alpha_field) return ran;  // the constant planes kernel writes the shell too
   const int runs = shell_runs(op.n);
   const unsigned blocks = static_cast<unsigned>(std::min(runs, 65535));
   if (op.alpha_field)
@@ -522,7 +524,7 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
   else
     shell_kernel<T, true><<<blocks, kShellThreads, 0, s>>>(op, u, f, g, scale, r, runs);
   ADI3D_CUDA_LAUNCH_CHECK();
-  return pencil;
+  return ran;
 }
 
 template <class T>
