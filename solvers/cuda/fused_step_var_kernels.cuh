@@ -293,8 +293,10 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     else
       copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
   };
-  if constexpr (kMaterial) {  // the solve's weights (tw times the means), the rows past the line's nodes: visible
-                              // after the first tile's barrier (the copies write rows below n only)
+  // The solve's weights (tw times the means), and zeros in the material rows past the
+  // line's n nodes (the copies write only those below): visible after the first tile's
+  // barrier.
+  if constexpr (kMaterial) {
     for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = tw * a.material_face_mean[e];
     constexpr int kPastWords = (kMaterialTileRows<C> * PB + 3) / 4;
     for (int b = 0; b < NB; ++b) {
