@@ -45,8 +45,7 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
   for (int axis = 0; axis < 3; ++axis)
     if (op.lo[axis] != BoundaryKind::dirichlet || op.hi[axis] != BoundaryKind::dirichlet) return false;
   if (op.n[0] < 1 || op.n[0] > LineSolvePolicy::tridiag_generated_max_rows) return false;
-  int optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int optin = fused::device_limits(device).optin;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
     if (n < 1) return false;

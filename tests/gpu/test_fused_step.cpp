@@ -166,7 +166,8 @@ TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
 // stencil and the x solve apart, the y and z passes the same: random materials, by their
 // index and from alpha, with a source, every kernel variant (by index, float: chunks of 3,
 // 5, 9 and 17 rows in blocks of 15 lines, 21, 25 and 33 in blocks of 7; double: 3 to 17
-// in blocks of 7; from alpha, blocks of 7: float to 21, double to 9), partial blocks of
+// in blocks of 7; from alpha, float 3 to 17 in blocks of 10 and 21 in blocks of 7, double
+// 3 to 9 in blocks of 9), partial blocks of
 // lines; runs of planes within a slab and across slabs (40 x 1000 x 5: 67 slabs of 3
 // planes by index in float, 143 otherwise, so that on a GPU of fewer resident blocks
 // than 201 or 429 units a block's ring goes on from slab to slab); small enough for
