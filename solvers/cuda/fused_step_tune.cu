@@ -226,6 +226,12 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
        fused::yz_var_smem_bytes<T, L, C>(n), true);
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 2, W> : fused::yz_var_kernel<T, L, C, 2, false, 2, W>, axis,
        2, W, fused::yz_var_smem_bytes<T, L, C, false, 2>(n), false);
+    // 128-byte rows: two data buffers and one alpha tile (var_tile_launch's choice).
+    constexpr int L2 = fused::kYZLines<T>;
+    yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 2, W, false, true>
+                 : fused::yz_var_kernel<T, L2, C, 2, false, 2, W, false, true>,
+       axis, 2, W, fused::yz_var_smem_bytes<T, L2, C, false, 2, false, true>(n), false, " shared alpha tile, 128-byte rows",
+       L2);
     if (!a.material) continue;
     // Material tiles (a.material: the same field by index); % of the alpha tiles' copies.
     yz(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, false, 1, 8, true> : fused::yz_var_kernel<T, L, C, 2, false, 1, 8, true>,
@@ -234,7 +240,6 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
                  : fused::yz_var_kernel<T, L, C, 2, false, 2, W, true>,
        axis, 2, W, fused::yz_var_smem_bytes<T, L, C, false, 2, true>(n), false, " material");
     // Material tiles of 128-byte rows (the tiles of bytes leave the room).
-    constexpr int L2 = fused::kYZLines<T>;
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 1, 8, true> : fused::yz_var_kernel<T, L2, C, 2, false, 1, 8, true>,
        axis, 1, 8, fused::yz_var_smem_bytes<T, L2, C, false, 1, true>(n), false, " material, 128-byte rows", L2);
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 2, W, true>
@@ -243,6 +248,32 @@ void time_var_passes(const fused::VarPassArgs<T>& a, double copy_ms) {
     // One buffer in blocks of 4 warps (two blocks an SM, one's copies beside the other's solve).
     yz(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, false, 1, 4, true> : fused::yz_var_kernel<T, L2, C, 2, false, 1, 4, true>,
        axis, 1, 4, fused::yz_var_smem_bytes<T, L2, C, false, 1, true>(n), false, " material, 128-byte rows", L2);
+  }
+  // Plain solves (the line solve's kernels, kSolveOnly) over the interior: 64-byte rows and
+  // two tile buffers, and 128-byte rows with a shared alpha tile.
+  fused::VarSolveArgs<T> sa{};
+  static_cast<fused::VarPassArgs<T>&>(sa) = a;
+  for (int ax = 0; ax < 3; ++ax) {
+    sa.first[ax] = 1;
+    sa.last[ax] = n - 2;
+  }
+  auto solve_only = [&](auto kernel, int axis, int warps, std::size_t smem, int lines, const char* what) {
+    const int grid =
+        std::min((n + lines - 1) / lines * (n - 2), resident(reinterpret_cast<const void*>(kernel), 32 * warps, smem));
+    restore();
+    const double ms = median_ms([&] { kernel<<<grid, 32 * warps, smem>>>(sa); });
+    std::printf("  var %c solve only, %s %7.3f ms  %5.1f%% of 1.5 copies\n", axis == 1 ? 'y' : 'z', what, ms,
+                100 * copy_ms * 1.5 / ms);
+  };
+  {
+    constexpr int W = fused::kVarTwoTileWarps<T>, L2 = fused::kYZLines<T>;
+    for (int axis = 1; axis <= 2; ++axis) {
+      solve_only(axis == 1 ? fused::yz_var_kernel<T, L, C, 1, true, 2, W> : fused::yz_var_kernel<T, L, C, 2, true, 2, W>,
+                 axis, W, fused::yz_var_smem_bytes<T, L, C, true, 2>(n), L, "2 tiles, 64-byte rows");
+      solve_only(axis == 1 ? fused::yz_var_kernel<T, L2, C, 1, true, 2, W, false, true>
+                           : fused::yz_var_kernel<T, L2, C, 2, true, 2, W, false, true>,
+                 axis, W, fused::yz_var_smem_bytes<T, L2, C, true, 2, false, true>(n), L2, "shared alpha, 128-byte rows");
+    }
   }
   restore();
   for (T* p : {d0, u0, dref, uref}) ADI3D_CUDA_CHECK(cudaFree(p));
@@ -338,10 +369,12 @@ void run(int n, bool profile, bool steps_only, bool passes_only) {
   auto free_all = [&] {
     for (T* p : {alpha, u, d, d2, cp, fac}) ADI3D_CUDA_CHECK(cudaFree(p));
   };
-  if (profile) {  // the constant step's kernels, then the material step's, once
+  if (profile) {  // the constant step's kernels, the material step's, the alpha step's, once
     FusedDouglasStep<T> step;
     step.run(make_operator_view(dif, nullptr), u, nullptr, 2 * tau, tau, d, nullptr);
     step.run(mop, u, nullptr, 2 * tau, tau, d, nullptr);
+    step.run(vop, u, nullptr, 2 * tau, tau, d, nullptr);
+    backend.solve_lines(vop, 1, tau, d);  // and a plain y solve of the field
     ADI3D_CUDA_CHECK(cudaDeviceSynchronize());
     free_all();
     return;
@@ -469,8 +502,8 @@ void run(int n, bool profile, bool steps_only, bool passes_only) {
 
 int main(int argc, char** argv) {
   // adi3d_fused_tune [--profile] [n ...]: --profile runs each default pass once (float),
-  // the merged x and y kernel with 2 and 3 ranges of planes, and the constant step and the
-  // material-index step once, for ncu.
+  // the merged x and y kernel with 2 and 3 ranges of planes, the constant, material-index
+  // and alpha-field steps and a plain y solve of the field once, for ncu.
   std::vector<int> sizes;
   bool profile = false, steps_only = false, passes_only = false;
   for (int i = 1; i < argc; ++i) {

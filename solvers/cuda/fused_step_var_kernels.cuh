@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace adi3d::cuda::fused {
 
@@ -121,6 +122,12 @@ __device__ __forceinline__ void warp_solve_var(T (&v)[C], Face face, Mass mass, 
   v[M] = S;
 }
 
+// f(std::integral_constant<int, I>{}) for each I, in order.
+template <class F, int... I>
+__device__ __forceinline__ void for_each_index(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+
 // tau times the weight of the face between two nodes of diffusivities a0, a1.
 template <class T>
 __device__ __forceinline__ T face_weight(T a0, T a1, T tau_inv_h2) {
@@ -174,12 +181,15 @@ struct VarSolveArgs : VarPassArgs<T> {
 // weight and its identity term is 1/2), as WarpLineSolve's constant-alpha rows are.
 // NB = 2: two buffers, the next tile's copy in flight while the block solves and stores
 // the current one (one block per SM); the fused z pass then also prefetches that tile's u
-// into L2 for its update. kMaterial (fused passes): the alpha tile holds the nodes'
-// material bytes (rows of L + 4 bytes: the lanes' rows fall in distinct banks, as with
-// L + 1 values), copied in 4-byte pieces, and the face weights come from the table of
-// face means (material_index.hpp), times tau inv_h2 (the products the solve made face by
-// face, rounded alike), copied to shared memory ahead of the tiles. Dynamic
-// shared memory: yz_var_smem_bytes.
+// into L2 for its update. kSharedAlpha (NB = 2, alpha): the two data buffers share one
+// alpha tile, after them; the warps take their lines' faces into registers once a tile
+// has landed, and after a barrier the next tile's copy (data and alpha) is issued, in
+// flight during the solves and the stores (so 128-byte rows fit: var_tile_launch).
+// kMaterial (fused passes): the alpha tile holds the nodes' material bytes (rows of L + 4
+// bytes: the lanes' rows fall in distinct banks, as with L + 1 values), copied in 4-byte
+// pieces, and the face weights come from the table of face means (material_index.hpp),
+// times tau inv_h2 (the products the solve made face by face, rounded alike), copied to
+// shared memory ahead of the tiles. Dynamic shared memory: yz_var_smem_bytes.
 //
 // 512^3, H100, adi3d_fused_tune (2026-11-23), one buffer of 8 warps against two of W
 // warps: y 0.87 -> 0.75-0.77 ms float (W 16; 0.80 with 8), 1.75 -> 1.29-1.33 double (W 8);
@@ -195,17 +205,25 @@ constexpr int kMaterialTilePitch = L + 4;  // bytes per row of a material tile
 // the line's n are zeros (material 0; the padding drops what it looks up).
 template <int C>
 constexpr int kMaterialTileRows = 32 * C + 2;
-template <class T, int L, int C, bool kSolveOnly, bool kMaterial>
+template <class T, int L>
+__host__ __device__ std::size_t yz_var_alpha_tile_bytes(int n) {
+  return static_cast<std::size_t>(n) * (L + 1) * sizeof(T);
+}
+// A tile buffer: the data tile, then its alpha or material tile (none with kSharedAlpha:
+// the buffers share one alpha tile, after them).
+template <class T, int L, int C, bool kSolveOnly, bool kMaterial, bool kSharedAlpha = false>
 __host__ __device__ std::size_t yz_var_buffer_bytes(int n) {
   const std::size_t data = static_cast<std::size_t>(kSolveOnly ? n : n - 2) * (L + 1) * sizeof(T);
-  if constexpr (!kMaterial) return data + static_cast<std::size_t>(n) * (L + 1) * sizeof(T);
+  if constexpr (kSharedAlpha) return data;
+  if constexpr (!kMaterial) return data + yz_var_alpha_tile_bytes<T, L>(n);
   return (data + static_cast<std::size_t>(kMaterialTileRows<C>) * kMaterialTilePitch<L> + 15) / 16 * 16;
 }
 template <class T, bool kMaterial>
 constexpr std::size_t kFaceTableBytes = kMaterial ? kMaxMaterials * kMaxMaterials * sizeof(T) : 0;
-template <class T, int L, int C, bool kSolveOnly = false, int NB = 1, bool kMaterial = false>
+template <class T, int L, int C, bool kSolveOnly = false, int NB = 1, bool kMaterial = false, bool kSharedAlpha = false>
 std::size_t yz_var_smem_bytes(int n) {
-  return kFaceTableBytes<T, kMaterial> + NB * yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial>(n);
+  return kFaceTableBytes<T, kMaterial> + NB * yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial, kSharedAlpha>(n) +
+         (kSharedAlpha ? yz_var_alpha_tile_bytes<T, L>(n) : 0);
 }
 
 // Blocks per SM the register budget is cut for: with two tile buffers, one.
@@ -214,7 +232,8 @@ constexpr int yz_var_min_blocks() {
   return NB == 2 || W > 8 ? 1 : sizeof(T) == 4 && C <= 17 ? 2 : 1;
 }
 
-template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int W = 8, bool kMaterial = false>
+template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int W = 8, bool kMaterial = false,
+          bool kSharedAlpha = false>
 __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     yz_var_kernel(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>> a) {
   constexpr int kThreads = 32 * W;
@@ -224,6 +243,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   static_assert(L % W == 0 && (L & (L - 1)) == 0, "L: a power of two, a multiple of the warps");
   static_assert(NB == 1 || NB == 2, "one or two tile buffers");
   static_assert(!(kMaterial && kSolveOnly), "material tiles serve the fused passes");
+  static_assert(!kSharedAlpha || (NB == 2 && !kMaterial), "a shared alpha tile: two data buffers");
   constexpr int PB = kMaterialTilePitch<L>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int n = a.n[kAxis];
@@ -238,7 +258,8 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   // The face table, then buffer b: data tile, then alpha (or material) tile. (A buffer's
   // size in values, an int: a 64-bit size held through the loop cost the solve-only
   // kernels of two buffers registers, and spills.)
-  const int buffer_elems = static_cast<int>(yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial>(n) / sizeof(T));
+  const int buffer_elems =
+      static_cast<int>(yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial, kSharedAlpha>(n) / sizeof(T));
   T* const table = reinterpret_cast<T*>(smem_raw);
   T* const tile0 = reinterpret_cast<T*>(smem_raw + kFaceTableBytes<T, kMaterial>);
   const int tiles_i = (nx + L - 1) / L;
@@ -284,14 +305,31 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     dst += mrow0 * PB + 4 * mword;
     for (int r = mrow0; r < n; r += MRS, src += MRS * mstride, dst += MRS * PB) cp_async<4>(dst, src, true);
   };
-  auto copy_tile = [&](int t, T* dst) {
+  // The alpha (or material) tile of buffer b.
+  auto alpha_tile = [&](int b) { return kSharedAlpha ? tile0 + NB * buffer_elems : tile0 + b * buffer_elems + data_rows * P; };
+  auto copy_tile = [&](int t, int b) {
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
-    copy_rows(a.d, dst, p0 + d0 * row_stride, ok, data_rows);
+    copy_rows(a.d, tile0 + b * buffer_elems, p0 + d0 * row_stride, ok, data_rows);
     if constexpr (kMaterial)
-      copy_material(t, reinterpret_cast<unsigned char*>(dst + data_rows * P));
+      copy_material(t, reinterpret_cast<unsigned char*>(alpha_tile(b)));
     else
-      copy_rows(a.alpha, dst + data_rows * P, p0, ok, n);
+      copy_rows(a.alpha, alpha_tile(b), p0, ok, n);
+  };
+  // Tile t + gridDim.x into buffer b, if any, and a commit.
+  auto copy_next = [&](int t, int b) {
+    const int next = t + gridDim.x;
+    if (next < total) {
+      copy_tile(next, b);
+      // The alpha z pass's u of that tile into L2, for the update's loads, with 64-byte
+      // rows (512^3 float, H100: the material tiles' z pass ran slower with it, 0.85
+      // against 0.74 ms, and so did the shared alpha tile's, 0.983 against 0.896).
+      bool ok2;
+      const std::size_t q0 = offset(next, ok2);
+      if (!kSolveOnly && !kMaterial && !kSharedAlpha && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
+        for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + 1 - row0) * row_stride);
+    }
+    cp_async_commit();
   };
   // The solve's weights (tw times the means), and zeros in the material rows past the
   // line's n nodes (the copies write only those below): visible after the first tile's
@@ -300,97 +338,117 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     for (int e = tid; e < kMaxMaterials * kMaxMaterials; e += kThreads) table[e] = tw * a.material_face_mean[e];
     constexpr int kPastWords = (kMaterialTileRows<C> * PB + 3) / 4;
     for (int b = 0; b < NB; ++b) {
-      auto* words = reinterpret_cast<unsigned*>(tile0 + b * buffer_elems + data_rows * P);
+      auto* words = reinterpret_cast<unsigned*>(alpha_tile(b));
       for (int e = n * PB / 4 + tid; e < kPastWords; e += kThreads) words[e] = 0u;
     }
   }
   if (NB == 2) {
-    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, tile0);
+    if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, 0);
     cp_async_commit();
   }
+  // Face q of this lane's chunk in line s of this warp's: tau inv_h2 times the mean of its
+  // two nodes' alpha (kSolveOnly: 0 for faces out of the line, past a Neumann end or in
+  // the padding), or the table's weight for their materials.
+  auto face_of = [&](const T* atile, int s, int q) -> T {
+    const T* ca = atile + warp * LPW + s;
+    auto al = [&](int m) { return ca[max(0, min(m, n - 1)) * P]; };
+    if constexpr (kSolveOnly) {
+      const int m = lane_node + q;  // face q joins nodes m - 1 and m
+      const T weight = face_weight(al(m - 1), al(m), tw);  // (loads shared with the faces beside)
+      return m >= 1 && m <= n - 1 ? weight : T(0);
+    } else if constexpr (kMaterial) {
+      // The lane's first face's first node: row lane C of the tile.
+      const unsigned char* cm = reinterpret_cast<const unsigned char*>(atile) + lane * C * PB + warp * LPW + s;
+      return table[static_cast<int>(cm[q * PB]) * kMaxMaterials + static_cast<int>(cm[(q + 1) * PB])];
+    } else {
+      return face_weight(al(lane * C + q), al(lane * C + q + 1), tw);  // nodes lane C + q, + 1
+    }
+  };
+  // The face past this lane's last unknown where the line ends in its chunk (kSolveOnly:
+  // the Dirichlet node's weight there, as a value: its row lim - 1 is known only at run
+  // time, and a face array indexed by it would go to local memory).
+  const int q_end = max(0, min(lim, C));
+  // Line s of this warp's in tile (in place), its faces by face(q), face_end: face(q_end).
+  auto solve_line = [&](T* tile, int s, auto face, T face_end) {
+    T* c = tile + (lane_node - d0) * P + warp * LPW + s;
+    T v[C];
+#pragma unroll
+    for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
+    if constexpr (kSolveOnly) {
+      // A Neumann end row is halved before the Dirichlet node's value enters: one unknown
+      // between a Dirichlet and a Neumann end takes both (the low end's value is added
+      // last).
+      T dirichlet_lo = T(0);
+      if (lane == 0) {
+        if (halve_lo)
+          v[0] *= T(0.5);
+        else
+          dirichlet_lo = face(0) * c[-P];  // the Dirichlet node before the line
+      }
+      // The line's last unknown, row lim - 1 where it falls in this chunk: halved at a
+      // Neumann end, else it takes the Dirichlet node's value. (By masks: a branch on
+      // q == lim - 1 became an indexed v, in local memory.)
+      const T end_value = !halve_hi && lim >= 1 && lim <= C ? c[lim * P] : T(0);  // row lim: the Dirichlet node
+      const T end_weight = halve_hi ? T(0) : face_end, end_scale = halve_hi ? T(0.5) : T(1);
+#pragma unroll
+      for (int q = 0; q < C; ++q) {
+        const bool last = q == lim - 1;
+        v[q] = fma(last ? end_weight : T(0), end_value, last ? v[q] * end_scale : v[q]);
+      }
+      v[0] += dirichlet_lo;
+      const T mass_first = halve_lo && lane == 0 ? T(0.5) : T(1), mass_last = halve_hi ? T(0.5) : T(1);
+      warp_solve_var<T, C, false>(
+          v, face, [&](int q) { return min(q == 0 ? mass_first : T(1), q == lim - 1 ? mass_last : T(1)); }, lim);
+    } else {
+      warp_solve_var<T, C, false>(v, face, [](int) { return T(1); }, lim);
+    }
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+      if (q < lim) c[q * P] = v[q];
+  };
+
   int buffer = 0;
   for (int t = blockIdx.x; t < total; t += gridDim.x, buffer ^= NB - 1) {
     T* const tile = tile0 + buffer * buffer_elems;
-    const T* const atile = tile + data_rows * P;
-    const unsigned char* const mtile = reinterpret_cast<const unsigned char*>(atile);
+    const T* const atile = alpha_tile(buffer);
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
     if constexpr (NB == 1) {
       __syncthreads();  // the last tile's stores are done
-      copy_tile(t, tile);
+      copy_tile(t, 0);
       cp_async_commit();
       cp_async_wait<0>();
+    } else if constexpr (kSharedAlpha) {
+      cp_async_wait<0>();  // tile t: its copy was issued during the last solve
     } else {
       // The other buffer's last reads by other threads were in the last solve (a barrier
       // ago), and by this thread in its stores, issued. A plain solve's stores read rows
       // other threads copied: they wait for everyone's.
       if (kSolveOnly) __syncthreads();
-      const int next = t + gridDim.x;
-      if (next < total) {
-        copy_tile(next, tile0 + (buffer ^ 1) * buffer_elems);
-        // The alpha z pass's u of that tile into L2, for the update's loads (the material
-        // tiles' z pass ran slower with it: 0.85 against 0.74 ms, 512^3 float, H100).
-        bool ok2;
-        const std::size_t q0 = offset(next, ok2);
-        if (!kSolveOnly && !kMaterial && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
-          for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + 1 - row0) * row_stride);
-      }
-      cp_async_commit();
+      copy_next(t, buffer ^ 1);
       cp_async_wait<1>();  // tile t
     }
     __syncthreads();
-#pragma unroll 1
-    for (int s = 0; s < LPW; ++s) {
-      T* c = tile + (lane_node - d0) * P + warp * LPW + s;
-      const T* ca = atile + warp * LPW + s;
-      T v[C];
+    if constexpr (kSharedAlpha) {
+      // Every face of the warp's lines into registers; then the alpha tile is free for the
+      // next tile's copy, in flight during the solves and the stores.
+      T w[LPW][C + 1], w_end[LPW];
 #pragma unroll
-      for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
-      auto al = [&](int m) { return ca[min(m, n - 1) * P]; };
-      if constexpr (kSolveOnly) {
-        // Face q of the chunk joins nodes lane_node + q - 1 and lane_node + q; faces out
-        // of the line (past a Neumann end, or padding) weigh nothing.
-        auto face = [&](int q) {
-          const int m = lane_node + q;
-          return m >= 1 && m <= n - 1 ? face_weight(al(m - 1), al(m), tw) : T(0);
-        };
-        // A Neumann end row is halved before the Dirichlet node's value enters: one unknown
-        // between a Dirichlet and a Neumann end takes both (the low end's value is added
-        // last).
-        T dirichlet_lo = T(0);
-        if (lane == 0) {
-          if (halve_lo)
-            v[0] *= T(0.5);
-          else
-            dirichlet_lo = face(0) * c[-P];  // the Dirichlet node before the line
-        }
+      for (int s = 0; s < LPW; ++s) {
 #pragma unroll
-        for (int q = 0; q < C; ++q)
-          if (q == lim - 1) {  // the line's last unknown
-            if (halve_hi)
-              v[q] *= T(0.5);
-            else
-              v[q] += face(q + 1) * c[(q + 1) * P];
-          }
-        v[0] += dirichlet_lo;
-        warp_solve_var<T, C, false>(
-            v, face,
-            [&](int q) { return (halve_lo && lane == 0 && q == 0) || (halve_hi && q == lim - 1) ? T(0.5) : T(1); },
-            lim);
-      } else if constexpr (kMaterial) {
-        const unsigned char* cm = mtile + lane * C * PB + warp * LPW + s;  // the lane's first face's first node
-        auto mat = [&](int m) { return static_cast<int>(cm[m * PB]); };
-        warp_solve_var<T, C, false>(
-            v, [&](int q) { return table[mat(q) * kMaxMaterials + mat(q + 1)]; }, [](int) { return T(1); }, lim);
-      } else {
-        // Face q: nodes lane C + q and lane C + q + 1 of the line.
-        warp_solve_var<T, C, false>(
-            v, [&](int q) { return face_weight(al(lane * C + q), al(lane * C + q + 1), tw); },
-            [](int) { return T(1); }, lim);
+        for (int q = 0; q <= C; ++q) w[s][q] = face_of(atile, s, q);
+        w_end[s] = kSolveOnly ? face_of(atile, s, q_end) : T(0);
       }
-#pragma unroll
-      for (int q = 0; q < C; ++q)
-        if (q < lim) c[q * P] = v[q];
+      __syncthreads();  // also: the other data buffer's stores (any thread's) are done
+      copy_next(t, buffer ^ 1);
+      // (Lines by index constants: a loop the compiler kept rolled put w in local memory.)
+      for_each_index([&](auto s) { solve_line(tile, s, [&](int q) { return w[s][q]; }, w_end[s]); },
+                     std::make_integer_sequence<int, LPW>{});
+    } else {
+#pragma unroll 1
+      for (int s = 0; s < LPW; ++s)
+        solve_line(tile, s, [&](int q) { return face_of(atile, s, q); },
+                   kSolveOnly ? face_of(atile, s, q_end) : T(0));
     }
     __syncthreads();
     if (!ok) continue;
@@ -451,6 +509,20 @@ template <class T, bool kMaterial>
 constexpr bool kVarPairedBlocks = kMaterial && std::is_same_v<T, double>;
 constexpr int kVarPairedWarps = 4;
 
+// Alpha tiles of 128-byte rows where two data tiles and one alpha tile fit (lines of up to
+// about 570 nodes): the warps take their lines' faces into registers, and then the alpha
+// tile takes the next tile's copy, in flight during the solves and the stores. 512^3 on
+// an H100 (adi3d_fused_tune, 2026-11-24), against the tiles of 64-byte rows: float y
+// 0.710 -> 0.660 ms (77 -> 83% of 1.5 copies), z 1.170 -> 0.898 (63 -> 81% of 2; without
+// the L2 prefetch of u, 0.983 with it); plain solves y 0.766 -> 0.739, z 0.833 -> 0.771;
+// double z 2.209 (one buffer) -> 1.896. Double y 1.351 -> 1.508 (plain 1.350 -> 1.471):
+// its warps (8, registers) solve two lines each, their faces held in 255 registers with
+// spills, so it keeps 64-byte rows; so does the double plain z (1.481 against 1.467).
+template <class T>
+constexpr bool kSharedAlphaTilesY = std::is_same_v<T, float>;
+template <class T, bool kSolveOnly>
+constexpr bool kSharedAlphaTilesZ = std::is_same_v<T, float> || !kSolveOnly;
+
 template <class T, bool kSolveOnly, bool kMaterial = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
   constexpr int L = var_tile_lines<T, kMaterial>();
@@ -464,6 +536,20 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
         return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, W, kMaterial>
                           : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial>,
                 32 * W, smem, L};
+    }
+    if constexpr (!kMaterial && kVarTwoTiles<T, c> && (kSharedAlphaTilesY<T> || kSharedAlphaTilesZ<T, kSolveOnly>)) {
+      constexpr int L2 = kYZLines<T>;
+      const std::size_t smem = yz_var_smem_bytes<T, L2, c, kSolveOnly, 2, false, true>(n);
+      if (smem <= smem_limit) {
+        if constexpr (kSharedAlphaTilesZ<T, kSolveOnly>)
+          if (axis == 2)
+            return {yz_var_kernel<T, L2, c, 2, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
+                    32 * kVarTwoTileWarps<T>, smem, L2};
+        if constexpr (kSharedAlphaTilesY<T>)
+          if (axis == 1)
+            return {yz_var_kernel<T, L2, c, 1, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
+                    32 * kVarTwoTileWarps<T>, smem, L2};
+      }
     }
     if constexpr (kVarTwoTiles<T, c>) {
       constexpr int W = kVarTwoTileWarps<T>;

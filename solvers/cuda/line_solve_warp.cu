@@ -166,7 +166,8 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
       ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
       const auto tiles = fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
       const auto [fits, resident] = fit_launch(tiles.kernel, tiles.smem, device, tiles.threads);
-      field_launches_.push_back({device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem});
+      field_launches_.push_back(
+          {device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem, tiles.lines});
       launch = field_launches_.end() - 1;
     }
     if (!launch->fit.fits) return false;
@@ -180,7 +181,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
     args.tau = tau;
     args.alpha = op.alpha_field;
     args.d = d;
-    const int tiles = tile_count(span, axis, fused::kVarYZLines<T>, op.n[0]);
+    const int tiles = tile_count(span, axis, launch->lines, op.n[0]);
     launch_tiles(launch->kernel, args, std::min(tiles, launch->fit.resident_blocks), launch->smem, stream,
                  launch->threads);
     return true;

@@ -47,6 +47,7 @@ class WarpLineSolve {
     void (*kernel)(fused::VarSolveArgs<T>);
     int threads;
     std::size_t smem;
+    int lines;  // per tile
   };
   // The nodes of one call's lines per axis: the unknowns along the lines' axis, every
   // node across it.
