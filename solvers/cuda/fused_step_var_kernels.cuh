@@ -353,9 +353,11 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     const T* ca = atile + warp * LPW + s;
     auto al = [&](int m) { return ca[max(0, min(m, n - 1)) * P]; };
     if constexpr (kSolveOnly) {
-      const int m = lane_node + q;  // face q joins nodes m - 1 and m
+      // Face q joins nodes m - 1 and m; faces out of the line weigh nothing (only face 0 of
+      // a lane can have m = 0; faces q > 0 past the line are the end's or padding).
+      const int m = lane_node + q;
       const T weight = face_weight(al(m - 1), al(m), tw);  // (loads shared with the faces beside)
-      return m >= 1 && m <= n - 1 ? weight : T(0);
+      return (q == 0 ? m >= 1 : m <= n - 1) ? weight : T(0);
     } else if constexpr (kMaterial) {
       // The lane's first face's first node: row lane C of the tile.
       const unsigned char* cm = reinterpret_cast<const unsigned char*>(atile) + lane * C * PB + warp * LPW + s;
@@ -364,41 +366,34 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       return face_weight(al(lane * C + q), al(lane * C + q + 1), tw);  // nodes lane C + q, + 1
     }
   };
-  // The face past this lane's last unknown where the line ends in its chunk (kSolveOnly:
-  // the Dirichlet node's weight there, as a value: its row lim - 1 is known only at run
-  // time, and a face array indexed by it would go to local memory).
+  // A plain solve's end rows of line s, in the tile by the lanes that own them, given the
+  // faces before and after this lane's chunk (a branch on q == lim - 1 over v in the
+  // solve made v an indexed array, in local memory, and per-row masks cost a tenth of its
+  // instructions): a Neumann end row is halved before the Dirichlet node's value enters,
+  // so that one unknown between a Dirichlet and a Neumann end takes both (the low end's
+  // value added last).
+  auto end_rows = [&](T* tile, int s, T face_first, T face_past) {
+    T* c = tile + (lane_node - d0) * P + warp * LPW + s;
+    if (lane == 0 && halve_lo) c[0] *= T(0.5);
+    if (lim >= 1 && lim <= C) {
+      T& last = c[(lim - 1) * P];
+      last = halve_hi ? last * T(0.5) : last + face_past * c[lim * P];  // row lim: the Dirichlet node
+    }
+    if (lane == 0 && !halve_lo) c[0] += face_first * c[-P];  // the Dirichlet node before the line
+  };
+  // face_past: the face past the lane's last unknown where the line ends in its chunk.
   const int q_end = max(0, min(lim, C));
-  // Line s of this warp's in tile (in place), its faces by face(q), face_end: face(q_end).
-  auto solve_line = [&](T* tile, int s, auto face, T face_end) {
+  // Line s of this warp's in tile (in place), its faces by face(q).
+  auto solve_line = [&](T* tile, int s, auto face) {
     T* c = tile + (lane_node - d0) * P + warp * LPW + s;
     T v[C];
 #pragma unroll
     for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
     if constexpr (kSolveOnly) {
-      // A Neumann end row is halved before the Dirichlet node's value enters: one unknown
-      // between a Dirichlet and a Neumann end takes both (the low end's value is added
-      // last).
-      T dirichlet_lo = T(0);
-      if (lane == 0) {
-        if (halve_lo)
-          v[0] *= T(0.5);
-        else
-          dirichlet_lo = face(0) * c[-P];  // the Dirichlet node before the line
-      }
-      // The line's last unknown, row lim - 1 where it falls in this chunk: halved at a
-      // Neumann end, else it takes the Dirichlet node's value. (By masks: a branch on
-      // q == lim - 1 became an indexed v, in local memory.)
-      const T end_value = !halve_hi && lim >= 1 && lim <= C ? c[lim * P] : T(0);  // row lim: the Dirichlet node
-      const T end_weight = halve_hi ? T(0) : face_end, end_scale = halve_hi ? T(0.5) : T(1);
-#pragma unroll
-      for (int q = 0; q < C; ++q) {
-        const bool last = q == lim - 1;
-        v[q] = fma(last ? end_weight : T(0), end_value, last ? v[q] * end_scale : v[q]);
-      }
-      v[0] += dirichlet_lo;
-      const T mass_first = halve_lo && lane == 0 ? T(0.5) : T(1), mass_last = halve_hi ? T(0.5) : T(1);
+      const T mass_first = (halve_lo && lane == 0) || (halve_hi && lim == 1) ? T(0.5) : T(1);
+      const T mass_last = halve_hi ? T(0.5) : T(1);
       warp_solve_var<T, C, false>(
-          v, face, [&](int q) { return min(q == 0 ? mass_first : T(1), q == lim - 1 ? mass_last : T(1)); }, lim);
+          v, face, [&](int q) { return q == 0 ? mass_first : q == lim - 1 ? mass_last : T(1); }, lim);
     } else {
       warp_solve_var<T, C, false>(v, face, [](int) { return T(1); }, lim);
     }
@@ -432,23 +427,25 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     if constexpr (kSharedAlpha) {
       // Every face of the warp's lines into registers; then the alpha tile is free for the
       // next tile's copy, in flight during the solves and the stores.
-      T w[LPW][C + 1], w_end[LPW];
+      T w[LPW][C + 1];
 #pragma unroll
       for (int s = 0; s < LPW; ++s) {
+        // (The end rows first: after the faces, 108 bytes of spills.)
+        if constexpr (kSolveOnly) end_rows(tile, s, face_of(atile, s, 0), face_of(atile, s, q_end));
 #pragma unroll
         for (int q = 0; q <= C; ++q) w[s][q] = face_of(atile, s, q);
-        w_end[s] = kSolveOnly ? face_of(atile, s, q_end) : T(0);
       }
       __syncthreads();  // also: the other data buffer's stores (any thread's) are done
       copy_next(t, buffer ^ 1);
       // (Lines by index constants: a loop the compiler kept rolled put w in local memory.)
-      for_each_index([&](auto s) { solve_line(tile, s, [&](int q) { return w[s][q]; }, w_end[s]); },
+      for_each_index([&](auto s) { solve_line(tile, s, [&](int q) { return w[s][q]; }); },
                      std::make_integer_sequence<int, LPW>{});
     } else {
 #pragma unroll 1
-      for (int s = 0; s < LPW; ++s)
-        solve_line(tile, s, [&](int q) { return face_of(atile, s, q); },
-                   kSolveOnly ? face_of(atile, s, q_end) : T(0));
+      for (int s = 0; s < LPW; ++s) {
+        if constexpr (kSolveOnly) end_rows(tile, s, face_of(atile, s, 0), face_of(atile, s, q_end));
+        solve_line(tile, s, [&](int q) { return face_of(atile, s, q); });
+      }
     }
     __syncthreads();
     if (!ok) continue;
@@ -520,6 +517,8 @@ constexpr int kVarPairedWarps = 4;
 // spills, so it keeps 64-byte rows; so does the double plain z (1.481 against 1.467).
 template <class T>
 constexpr bool kSharedAlphaTilesY = std::is_same_v<T, float>;
+// Longer chunks hold more faces than the registers keep (float C = 21: 108 bytes of spills).
+constexpr int kSharedAlphaMaxChunk = 17;
 template <class T, bool kSolveOnly>
 constexpr bool kSharedAlphaTilesZ = std::is_same_v<T, float> || !kSolveOnly;
 
@@ -537,7 +536,8 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
                           : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial>,
                 32 * W, smem, L};
     }
-    if constexpr (!kMaterial && kVarTwoTiles<T, c> && (kSharedAlphaTilesY<T> || kSharedAlphaTilesZ<T, kSolveOnly>)) {
+    if constexpr (!kMaterial && kVarTwoTiles<T, c> && c <= kSharedAlphaMaxChunk &&
+                  (kSharedAlphaTilesY<T> || kSharedAlphaTilesZ<T, kSolveOnly>)) {
       constexpr int L2 = kYZLines<T>;
       const std::size_t smem = yz_var_smem_bytes<T, L2, c, kSolveOnly, 2, false, true>(n);
       if (smem <= smem_limit) {
