@@ -134,6 +134,54 @@ __device__ __forceinline__ T face_weight(T a0, T a1, T tau_inv_h2) {
   return tau_inv_h2 * harmonic_mean_fast(a0, a1);
 }
 
+// The ends of a plain line solve (the unknowns first..first + R - 1 of a line of n nodes:
+// a Neumann end's row halved, its outer face weightless and its identity term 1/2; a
+// Dirichlet end node's value moved into the row beside it), as the lane whose chunk of C
+// rows starts at node lane_node (lim of them unknowns of the line) sees them. Shared by
+// the y/z tiles (yz_var_kernel) and the x lines (x_line_var_kernel) of an alpha field.
+template <class T, int C>
+struct PlainLineEnds {
+  int lane, lane_node, lim, n;
+  bool halve_lo, halve_hi;  // Neumann ends
+
+  __device__ __forceinline__ PlainLineEnds(int lane_, int first, int R, int n_)
+      : lane(lane_),
+        lane_node(first + lane_ * C),
+        lim(R - lane_ * C),
+        n(n_),
+        halve_lo(first == 0),
+        halve_hi(first + R == n_) {}
+  // Face q of the chunk, between nodes lane_node + q - 1 and lane_node + q, of weight w if
+  // both are nodes of the line (only face 0 of a lane can lie before it; faces q > 0 past
+  // it are the end's or padding).
+  __device__ __forceinline__ T face(int q, T w) const {
+    const int m = lane_node + q;
+    return (q == 0 ? m >= 1 : m <= n - 1) ? w : T(0);
+  }
+  // The face past the lane's last unknown where the line ends in its chunk.
+  __device__ __forceinline__ int q_end() const { return max(0, min(lim, C)); }
+  // The identity term of row q (C rows, compile-time q).
+  __device__ __forceinline__ T mass(int q) const {
+    const T first_row = (halve_lo && lane == 0) || (halve_hi && lim == 1) ? T(0.5) : T(1);
+    return q == 0 ? first_row : q == lim - 1 && halve_hi ? T(0.5) : T(1);
+  }
+  // The end rows of the lane's chunk in place (c: its first row, rows `stride` apart, the
+  // Dirichlet nodes beside the line at c[-stride] and c[lim stride]), before the solve
+  // loads them, given the faces before the chunk and past its last unknown (a branch on
+  // q == lim - 1 over the solve's rows made them an indexed array, in local memory, and
+  // per-row masks cost a tenth of its instructions). A Neumann end row is halved before
+  // the Dirichlet node's value enters, so that one unknown between a Dirichlet and a
+  // Neumann end takes both (the low end's value added last).
+  __device__ __forceinline__ void end_rows(T* c, int stride, T face_first, T face_past) const {
+    if (lane == 0 && halve_lo) c[0] *= T(0.5);
+    if (lim >= 1 && lim <= C) {
+      T& last = c[(lim - 1) * stride];
+      last = halve_hi ? last * T(0.5) : last + face_past * c[lim * stride];
+    }
+    if (lane == 0 && !halve_lo) c[0] += face_first * c[-stride];
+  }
+};
+
 template <class T>
 struct VarPassArgs {
   int n[3];
@@ -289,8 +337,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   const T tw = a.tau * a.inv_h2[kAxis];
   // Node of row q of this lane's chunk (solve-only; the fused passes: node lane C + q + 1).
   const int lane_node = first + lane * C;
-  const bool halve_lo = kSolveOnly && first == 0;          // Neumann end rows
-  const bool halve_hi = kSolveOnly && first + R == n;
+  const PlainLineEnds<T, C> ends(lane, first, R, n);  // kSolveOnly
   // Material rows: every column of the tile (the index's rows are padded to a multiple of
   // 32 bytes, so a tile never reads past its row), L / 4 threads per row.
   constexpr int kWords = L / 4;
@@ -353,11 +400,8 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     const T* ca = atile + warp * LPW + s;
     auto al = [&](int m) { return ca[max(0, min(m, n - 1)) * P]; };
     if constexpr (kSolveOnly) {
-      // Face q joins nodes m - 1 and m; faces out of the line weigh nothing (only face 0 of
-      // a lane can have m = 0; faces q > 0 past the line are the end's or padding).
-      const int m = lane_node + q;
-      const T weight = face_weight(al(m - 1), al(m), tw);  // (loads shared with the faces beside)
-      return (q == 0 ? m >= 1 : m <= n - 1) ? weight : T(0);
+      const int m = lane_node + q;  // face q joins nodes m - 1 and m
+      return ends.face(q, face_weight(al(m - 1), al(m), tw));  // (loads shared with the faces beside)
     } else if constexpr (kMaterial) {
       // The lane's first face's first node: row lane C of the tile.
       const unsigned char* cm = reinterpret_cast<const unsigned char*>(atile) + lane * C * PB + warp * LPW + s;
@@ -366,23 +410,12 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       return face_weight(al(lane * C + q), al(lane * C + q + 1), tw);  // nodes lane C + q, + 1
     }
   };
-  // A plain solve's end rows of line s, in the tile by the lanes that own them, given the
-  // faces before and after this lane's chunk (a branch on q == lim - 1 over v in the
-  // solve made v an indexed array, in local memory, and per-row masks cost a tenth of its
-  // instructions): a Neumann end row is halved before the Dirichlet node's value enters,
-  // so that one unknown between a Dirichlet and a Neumann end takes both (the low end's
-  // value added last).
+  // A plain solve's end rows of line s, in the tile (PlainLineEnds), given the faces before
+  // the lane's chunk and past its last unknown.
   auto end_rows = [&](T* tile, int s, T face_first, T face_past) {
-    T* c = tile + (lane_node - d0) * P + warp * LPW + s;
-    if (lane == 0 && halve_lo) c[0] *= T(0.5);
-    if (lim >= 1 && lim <= C) {
-      T& last = c[(lim - 1) * P];
-      last = halve_hi ? last * T(0.5) : last + face_past * c[lim * P];  // row lim: the Dirichlet node
-    }
-    if (lane == 0 && !halve_lo) c[0] += face_first * c[-P];  // the Dirichlet node before the line
+    ends.end_rows(tile + (lane_node - d0) * P + warp * LPW + s, P, face_first, face_past);
   };
-  // face_past: the face past the lane's last unknown where the line ends in its chunk.
-  const int q_end = max(0, min(lim, C));
+  const int q_end = ends.q_end();
   // Line s of this warp's in tile (in place), its faces by face(q).
   auto solve_line = [&](T* tile, int s, auto face) {
     T* c = tile + (lane_node - d0) * P + warp * LPW + s;
@@ -390,10 +423,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
 #pragma unroll
     for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
     if constexpr (kSolveOnly) {
-      const T mass_first = (halve_lo && lane == 0) || (halve_hi && lim == 1) ? T(0.5) : T(1);
-      const T mass_last = halve_hi ? T(0.5) : T(1);
-      warp_solve_var<T, C, false>(
-          v, face, [&](int q) { return q == 0 ? mass_first : q == lim - 1 ? mass_last : T(1); }, lim);
+      warp_solve_var<T, C, false>(v, face, [&](int q) { return ends.mass(q); }, lim);
     } else {
       warp_solve_var<T, C, false>(v, face, [](int) { return T(1); }, lim);
     }

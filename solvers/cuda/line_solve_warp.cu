@@ -1,7 +1,8 @@
 // WarpLineSolve (line_solve_warp.hpp): y and z lines solved by the fused step's y/z
 // tile kernels in their plain-solve form: constant alpha by yz_pass_kernel
 // (fused_step_kernels.cuh), an alpha field by yz_var_kernel (fused_step_var_kernels.cuh),
-// both with kSolveOnly; x lines of constant alpha by x_line_kernel (x_line_kernel.cuh).
+// both with kSolveOnly; x lines by x_line_kernel (x_line_kernel.cuh), of an alpha field by
+// x_line_var_kernel (x_line_var_kernel.cuh).
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
@@ -9,6 +10,7 @@
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/line_solve_warp.hpp"
 #include "solvers/cuda/x_line_kernel.cuh"
+#include "solvers/cuda/x_line_var_kernel.cuh"
 
 #include <cuda_runtime.h>
 
@@ -92,6 +94,15 @@ int tile_count(const Span& span, int axis, int L, int nx) {
   return (nx + L - 1) / L * (span.last[other] - span.first[other] + 1);
 }
 
+// x_line_var_kernel for chunk capacity cap, as a VarTileLaunch (lines: per block).
+template <class T>
+fused::VarTileLaunch<T, true> x_line_var_launch(int cap) {
+  return fused::with_chunk_cap(cap, [](auto C) -> fused::VarTileLaunch<T, true> {
+    return {fused::x_line_var_kernel<T, C.value>, 32 * fused::kXLineWarps, fused::x_line_var_smem_bytes<T, C.value>(),
+            fused::kXLineWarps};
+  });
+}
+
 // Blocks of x_line_kernel with work: kXLineWarps lines each.
 template <class Span>
 long long x_line_blocks(const Span& span) {
@@ -137,11 +148,6 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
 template <class T>
 bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
   if (axis < 0 || axis > 2 || op.lo[axis] == BoundaryKind::periodic) return false;
-  // x lines of an alpha field: the tridiag library's solver. A warp per line with the
-  // alpha-field partition solve (fused_step_var_kernels.cuh) ran 1.45 / 2.16 ms at 512^3
-  // float / double against its 0.91 / 1.79 (H100, 2026-11-23, IEEE division, before
-  // fast_divide.cuh): the solve's dependent divisions, not the memory, bound it.
-  if (axis == 0 && op.alpha_field) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
   // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns.
   Span span{};
@@ -164,7 +170,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
     if (launch == field_launches_.end()) {
       int optin = 0;
       ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      const auto tiles = fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
+      const auto tiles = axis == 0 ? x_line_var_launch<T>(cap) : fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
       const auto [fits, resident] = fit_launch(tiles.kernel, tiles.smem, device, tiles.threads);
       field_launches_.push_back(
           {device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem, tiles.lines});
@@ -181,9 +187,9 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
     args.tau = tau;
     args.alpha = op.alpha_field;
     args.d = d;
-    const int tiles = tile_count(span, axis, launch->lines, op.n[0]);
-    launch_tiles(launch->kernel, args, std::min(tiles, launch->fit.resident_blocks), launch->smem, stream,
-                 launch->threads);
+    const long long work = axis == 0 ? x_line_blocks(span) : tile_count(span, axis, launch->lines, op.n[0]);
+    launch_tiles(launch->kernel, args, static_cast<int>(std::min<long long>(work, launch->fit.resident_blocks)),
+                 launch->smem, stream, launch->threads);
     return true;
   }
   const Factors& f = factors(op, axis, tau, span.first[axis], span.last[axis], cap, device, stream);

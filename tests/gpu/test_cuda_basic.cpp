@@ -42,8 +42,8 @@ TYPED_TEST(CudaBasic, BulkCopyKernelsFollowDeviceAndBuild) {
 
 // The backend says which variant ran, for labels (adi3d bench gpu): the default policy's
 // planes stencil (where the device runs bulk copies; with an alpha field too) and
-// warp_lines x solve with constant alpha, the x solve's stand-in with an alpha field, and
-// the policy's own variant where it takes the work.
+// warp_lines x solve (a warp per line, with an alpha field too), and the policy's own
+// variant where it takes the work.
 TYPED_TEST(CudaBasic, ReportsTheVariantsThatRan) {
   using T = TypeParam;
   const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::dirichlet);
@@ -60,7 +60,7 @@ TYPED_TEST(CudaBasic, ReportsTheVariantsThatRan) {
     this->gpu_->solve_lines(op, 0, T(1e-3), r.data());
     const bool planes = bulk_copy_kernels_usable(*this->gpu_);
     EXPECT_EQ(last_stencil_variant(*this->gpu_), planes ? StencilVariant::planes : StencilVariant::shuffle) << field;
-    EXPECT_EQ(last_x_solve_variant(*this->gpu_), field ? XSolveVariant::tridiag : XSolveVariant::warp_lines) << field;
+    EXPECT_EQ(last_x_solve_variant(*this->gpu_), XSolveVariant::warp_lines) << field;
     set_stencil_variant(*this->gpu_, StencilVariant::zpencil);
     set_x_solve_variant(*this->gpu_, XSolveVariant::pcr_thomas);
     this->gpu_->operator_rhs(op, u.data(), nullptr, FaceData<T>{}, T(1), r.data());

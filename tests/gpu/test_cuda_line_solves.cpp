@@ -94,11 +94,14 @@ TYPED_TEST(CudaLineSolve, XTridiagLibraryMatchesCpu) {
                {4001, 2, 2}, {4100, 2, 2}});
 }
 
-// A warp per x line (constant alpha; an alpha field and periodic lines take the tridiag
-// library): the shortest lines, line lengths on either side of a chunk capacity and of
-// the longest lines it takes (1056 unknowns; 1059 nodes fall back), odd lengths (rows not
-// 16-byte aligned), and more lines than the device's warps, so that warps solve several
-// lines each, copying the next into their second shared row meanwhile.
+// A warp per x line (constant alpha by shared factors, an alpha field by each line's own
+// rows; periodic lines take the tridiag library): the shortest lines, line lengths on
+// either side of a chunk capacity and of the longest lines it takes (1056 unknowns; 1059
+// nodes fall back, and double lines of an alpha field past 546, whose rows do not fit
+// shared memory), odd lengths (rows not 16-byte aligned), and more lines than the
+// device's warps, so that warps solve several lines each, copying the next into their
+// second shared rows meanwhile; every boundary mix (Neumann rows halved, Dirichlet values
+// moved into the end rows).
 TYPED_TEST(CudaLineSolve, XWarpLinesMatchesCpu) {
   this->check(0, with_x(XSolveVariant::warp_lines),
               {{3, 3, 3}, {2, 3, 2}, {4, 5, 3}, {33, 2, 3}, {98, 3, 2}, {257, 5, 4}, {512, 3, 2}, {1058, 2, 2},
