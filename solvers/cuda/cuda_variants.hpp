@@ -34,9 +34,10 @@ enum class XSolveVariant {
                   // rows generated in registers (2 arrays per point); periodic lines and
                   // lines over 4096 rows solve cached a/b/c arrays (3 grid arrays, taken
                   // only when free; else pcr_thomas) with the library's cyclic solver
-  warp_lines,     // a warp per line on Thomas factors shared by every line (WarpLineSolve:
-                  // constant alpha, Dirichlet or Neumann ends, up to 1056 unknowns, each
-                  // value read and written once); other lines: tridiag
+  warp_lines,     // a warp per line (WarpLineSolve: Dirichlet or Neumann ends, up to 1056
+                  // unknowns, each value read and written once), on Thomas factors shared
+                  // by every line with constant alpha, on each line's own rows with an
+                  // alpha field (double lines up to 546 unknowns); other lines: tridiag
 };
 
 // Where the per-thread Thomas solves along y and z keep their scratch (modified upper
@@ -56,8 +57,8 @@ struct CudaPolicy {
   StencilVariant stencil = StencilVariant::planes;
   // warp_lines: 0.429 ms float / 0.845 ms double at 512^3 (85% of a device copy), against
   // tridiag (generated rows) 0.667 / 1.182 and pcr_thomas 2.991 / 4.712 (H100, constant
-  // alpha, Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23). An alpha field takes
-  // tridiag.
+  // alpha, Dirichlet, `adi3d bench gpu`, median of 20, 2026-11-23). With an alpha field
+  // 0.579 / 1.139 against tridiag's 0.715 / 1.300 (93% / 94% of copy, 2026-11-24).
   XSolveVariant x_solve = XSolveVariant::warp_lines;
   // y and z lines with Dirichlet or Neumann ends through the fused step's tile kernels
   // (WarpLineSolve: a warp per line, each value read and written once; 2 arrays per point,
@@ -107,8 +108,8 @@ void set_stencil_variant(Backend<T>& backend, StencilVariant v);
 template <class T>
 void set_x_solve_variant(Backend<T>& backend, XSolveVariant v);
 // The variants the backend's last operator_rhs and last x-line solve ran: the policy's, or
-// the one it handed the work to (the planes stencil and the warp_lines x solve take
-// constant alpha only; see CudaPolicy).
+// the one it handed the work to (the planes stencil and the warp_lines x solve take what
+// they can; see CudaPolicy).
 template <class T>
 StencilVariant last_stencil_variant(const Backend<T>& backend);
 template <class T>
