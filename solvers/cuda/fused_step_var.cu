@@ -1,22 +1,23 @@
 // Launches of the fused Douglas step for a node diffusivity field. Pass x: one kernel that
 // forms the rhs and solves (fused_step_var_x_kernel.cuh: u and the material index, or
-// alpha, in; d out) where it applies; else the stencil and the tridiag library's x solve
-// apart (a warp-per-line solve with the rhs formed inside, the x pass of
-// fused_step_kernels.cuh with alpha, ran 3.7 ms at 512^3 float on an H100, latency-bound
-// by the harmonic means' and pivots' divisions, against about 1.5 ms for the two apart;
-// the tridiag library's generated rows forming the rhs themselves from u and its four
-// neighbour lines, material index, ran 1.36 ms, issue-bound, against 1.38 for the two
-// apart; the one kernel, with a producer warp and the partition solve, 0.72 ms from alpha
-// and 0.50 by index). Passes y and z are fused (fused_step_var_kernels.cuh): y solves in
-// place, z solves and adds to u. Arrays per point: 10 with alpha and the one-kernel x pass
-// (13 with the two; 11 and 14 with a source), against 15 for the unfused step; 7 and three
-// reads of the index with it.
+// alpha, in; d out) where it applies; else the stencil and the x solve apart (from alpha
+// by a warp per line, x_line_var_kernel.cuh, else the tridiag library's). (A
+// warp-per-line solve with the rhs formed inside, the x pass of fused_step_kernels.cuh
+// with alpha, ran 3.7 ms at 512^3 float on an H100, latency-bound by the harmonic means'
+// and pivots' divisions, against about 1.5 ms for the two apart; the tridiag library's
+// generated rows forming the rhs themselves from u and its four neighbour lines, material
+// index, ran 1.36 ms, issue-bound, against 1.38 for the two apart; the one kernel, with a
+// producer warp and the partition solve, 0.72 ms from alpha and 0.50 by index.) Passes y
+// and z are fused (fused_step_var_kernels.cuh): y solves in place, z solves and adds to
+// u. Arrays per point: 10 with alpha and the one-kernel x pass (13 with the two; 11 and 14
+// with a source), against 15 for the unfused step; 7 and three reads of the index with it.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_var.hpp"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/fused_step_var_x_kernel.cuh"
+#include "solvers/cuda/x_line_var_kernel.cuh"
 
 #include <cuda_runtime.h>
 
@@ -33,6 +34,21 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
            const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass) {
   if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s)) return 1;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
+  // From alpha (a material index keeps the library's rows, whose face means are exact),
+  // the interior lines (the y pass takes no others) by a warp per line where its rows fit
+  // (x_line_var_kernel.cuh; 512^3 double plain x solve 1.14 ms against 1.30).
+  if (op.alpha_field && !op.material) {
+    fused::VarSolveArgs<T> a{};
+    fused::take_operator(a, op);
+    for (int axis = 0; axis < 3; ++axis) {
+      a.first[axis] = 1;
+      a.last[axis] = op.n[axis] - 2;
+    }
+    a.tau = tau;
+    a.alpha = op.alpha_field;
+    a.d = d;
+    if (fused::launch_x_line_var(a, device, s)) return 2;
+  }
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
   return 2;

@@ -94,15 +94,6 @@ int tile_count(const Span& span, int axis, int L, int nx) {
   return (nx + L - 1) / L * (span.last[other] - span.first[other] + 1);
 }
 
-// x_line_var_kernel for chunk capacity cap, as a VarTileLaunch (lines: per block).
-template <class T>
-fused::VarTileLaunch<T, true> x_line_var_launch(int cap) {
-  return fused::with_chunk_cap(cap, [](auto C) -> fused::VarTileLaunch<T, true> {
-    return {fused::x_line_var_kernel<T, C.value>, 32 * fused::kXLineWarps, fused::x_line_var_smem_bytes<T, C.value>(),
-            fused::kXLineWarps};
-  });
-}
-
 // Blocks of x_line_kernel with work: kXLineWarps lines each.
 template <class Span>
 long long x_line_blocks(const Span& span) {
@@ -164,19 +155,6 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
   if (op.alpha_field) {
-    auto launch = std::find_if(field_launches_.begin(), field_launches_.end(), [&](const FieldLaunch& l) {
-      return l.device == device && l.axis == axis && l.n == op.n[axis] && l.cap == cap;
-    });
-    if (launch == field_launches_.end()) {
-      int optin = 0;
-      ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      const auto tiles = axis == 0 ? x_line_var_launch<T>(cap) : fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
-      const auto [fits, resident] = fit_launch(tiles.kernel, tiles.smem, device, tiles.threads);
-      field_launches_.push_back(
-          {device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem, tiles.lines});
-      launch = field_launches_.end() - 1;
-    }
-    if (!launch->fit.fits) return false;
     fused::VarSolveArgs<T> args{};
     for (int a = 0; a < 3; ++a) {
       args.n[a] = op.n[a];
@@ -187,9 +165,23 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
     args.tau = tau;
     args.alpha = op.alpha_field;
     args.d = d;
-    const long long work = axis == 0 ? x_line_blocks(span) : tile_count(span, axis, launch->lines, op.n[0]);
-    launch_tiles(launch->kernel, args, static_cast<int>(std::min<long long>(work, launch->fit.resident_blocks)),
-                 launch->smem, stream, launch->threads);
+    if (axis == 0) return fused::launch_x_line_var(args, device, stream);
+    auto launch = std::find_if(field_launches_.begin(), field_launches_.end(), [&](const FieldLaunch& l) {
+      return l.device == device && l.axis == axis && l.n == op.n[axis] && l.cap == cap;
+    });
+    if (launch == field_launches_.end()) {
+      int optin = 0;
+      ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      const auto tiles = fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
+      const auto [fits, resident] = fit_launch(tiles.kernel, tiles.smem, device, tiles.threads);
+      field_launches_.push_back(
+          {device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem, tiles.lines});
+      launch = field_launches_.end() - 1;
+    }
+    if (!launch->fit.fits) return false;
+    const int tiles = tile_count(span, axis, launch->lines, op.n[0]);
+    launch_tiles(launch->kernel, args, std::min(tiles, launch->fit.resident_blocks), launch->smem, stream,
+                 launch->threads);
     return true;
   }
   const Factors& f = factors(op, axis, tau, span.first[axis], span.last[axis], cap, device, stream);
