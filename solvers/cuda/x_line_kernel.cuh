@@ -37,6 +37,26 @@ constexpr std::size_t x_line_smem_bytes() {
   return (3 * 32 * C + 2 * kXLineWarps * x_line_row<C>()) * sizeof(T);
 }
 
+// The x lines of a plain solve (SolveArgs or VarSolveArgs: the nodes (j, k), a.first[1..2]
+// <= j, k <= a.last[1..2]), j fastest: their count and the offset of node 0 of line g.
+struct XLines {
+  int first_j, first_k, lines_y, nx, ny;
+  long long count;
+  template <class Args>
+  __device__ __forceinline__ explicit XLines(const Args& a)
+      : first_j(a.first[1]),
+        first_k(a.first[2]),
+        lines_y(a.last[1] - a.first[1] + 1),
+        nx(a.n[0]),
+        ny(a.n[1]),
+        count(static_cast<long long>(a.last[1] - a.first[1] + 1) * (a.last[2] - a.first[2] + 1)) {}
+  __device__ __forceinline__ std::size_t offset(long long g) const {
+    const int j = first_j + static_cast<int>(g % lines_y);
+    const int k = first_k + static_cast<int>(g / lines_y);
+    return (static_cast<std::size_t>(k) * ny + j) * nx;
+  }
+};
+
 // The lines along x through the nodes (j, k), a.first[1..2] <= j, k <= a.last[1..2], over
 // their unknowns a.first[0]..a.last[0] (R of them, R <= 32 C): d in place. A Dirichlet end
 // value of d (not necessarily 0 there) moves into the first or last row, a Neumann end row
@@ -59,17 +79,13 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
   for (int e = lane; e < 2 * kRow; e += 32) rows[e] = T(0);
   __syncthreads();
 
-  const int nx = a.n[0], ny = a.n[1];
+  const int nx = a.n[0];
   const int first = a.first[0], R = a.last[0] - first + 1;
   const bool dirichlet_lo = first == 1, dirichlet_hi = first + R == nx - 1;
-  const int lines_y = a.last[1] - a.first[1] + 1;
-  const long long lines = static_cast<long long>(lines_y) * (a.last[2] - a.first[2] + 1);
+  const XLines xl(a);
+  const long long lines = xl.count;
   const long long step = static_cast<long long>(gridDim.x) * kXLineWarps;
-  auto line_of = [&](long long g) {  // offset of node 0 of line g
-    const int j = a.first[1] + static_cast<int>(g % lines_y);
-    const int k = a.first[2] + static_cast<int>(g / lines_y);
-    return (static_cast<std::size_t>(k) * ny + j) * nx;
-  };
+  auto line_of = [&](long long g) { return xl.offset(g); };  // offset of node 0 of line g
   // Line g into row b: one commit group per line, an empty one past the last line.
   auto fetch = [&](long long g, int b) {
     if (g < lines) {

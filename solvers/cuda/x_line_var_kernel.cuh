@@ -43,24 +43,18 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_var_kernel(VarSolveAr
   for (int e = lane; e < 4 * kRow; e += 32) rows[e] = T(0);
   __syncthreads();
 
-  const int nx = a.n[0], ny = a.n[1];
+  const int nx = a.n[0];
   const int first = a.first[0], R = a.last[0] - first + 1;
   const PlainLineEnds<T, C> ends(lane, first, R, nx);
   const int q_end = ends.q_end();
   const T tw = a.tau * a.inv_h2[0];
-  const int lines_y = a.last[1] - a.first[1] + 1;
-  const long long lines = static_cast<long long>(lines_y) * (a.last[2] - a.first[2] + 1);
+  const XLines lines(a);
   const long long step = static_cast<long long>(gridDim.x) * kXLineWarps;
-  auto line_of = [&](long long g) {  // offset of node 0 of line g
-    const int j = a.first[1] + static_cast<int>(g % lines_y);
-    const int k = a.first[2] + static_cast<int>(g / lines_y);
-    return (static_cast<std::size_t>(k) * ny + j) * nx;
-  };
   // Line g's d into row b and its alpha into row 2 + b: one commit group per line, an
   // empty one past the last line.
   auto fetch = [&](long long g, int b) {
-    if (g < lines) {
-      const std::size_t o = line_of(g);
+    if (g < lines.count) {
+      const std::size_t o = lines.offset(g);
       T* dst = rows + b * kRow + 1 - first;
       T* adst = rows + (2 + b) * kRow + 1 - first;
       for (int i = lane; i < nx; i += 32) {
@@ -73,7 +67,7 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_var_kernel(VarSolveAr
 
   long long g = blockIdx.x * static_cast<long long>(kXLineWarps) + warp;
   fetch(g, 0);
-  for (int b = 0; g < lines; g += step, b ^= 1) {
+  for (int b = 0; g < lines.count; g += step, b ^= 1) {
     fetch(g + step, b ^ 1);
     cp_async_wait<1>();  // line g is in rows b and 2 + b
     __syncwarp();
@@ -90,7 +84,7 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_var_kernel(VarSolveAr
 #pragma unroll
     for (int q = 0; q < C; ++q) chunk[q] = v[q];
     __syncwarp();
-    T* p = a.d + line_of(g) + first;
+    T* p = a.d + lines.offset(g) + first;
     for (int r = lane; r < R; r += 32) p[r] = row[1 + r];
     __syncwarp();  // rows b and 2 + b are read before the copy of line g + 2 step overwrites them
   }
