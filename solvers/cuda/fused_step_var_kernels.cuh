@@ -353,7 +353,9 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     for (int r = mrow0; r < n; r += MRS, src += MRS * mstride, dst += MRS * PB) cp_async<4>(dst, src, true);
   };
   // The alpha (or material) tile of buffer b.
-  auto alpha_tile = [&](int b) { return kSharedAlpha ? tile0 + NB * buffer_elems : tile0 + b * buffer_elems + data_rows * P; };
+  auto alpha_tile = [&](int b) {
+    return kSharedAlpha ? tile0 + NB * buffer_elems : tile0 + b * buffer_elems + data_rows * P;
+  };
   auto copy_tile = [&](int t, int b) {
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
@@ -460,7 +462,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       T w[LPW][C + 1];
 #pragma unroll
       for (int s = 0; s < LPW; ++s) {
-        // (The end rows first: after the faces, 108 bytes of spills.)
+        // (The end rows first: after the faces, ptxas spilled 108 bytes.)
         if constexpr (kSolveOnly) end_rows(tile, s, face_of(atile, s, 0), face_of(atile, s, q_end));
 #pragma unroll
         for (int q = 0; q <= C; ++q) w[s][q] = face_of(atile, s, q);
@@ -541,13 +543,14 @@ constexpr int kVarPairedWarps = 4;
 // tile takes the next tile's copy, in flight during the solves and the stores. 512^3 on
 // an H100 (adi3d_fused_tune, 2026-11-24), against the tiles of 64-byte rows: float y
 // 0.710 -> 0.660 ms (77 -> 83% of 1.5 copies), z 1.170 -> 0.898 (63 -> 81% of 2; without
-// the L2 prefetch of u, 0.983 with it); plain solves y 0.766 -> 0.739, z 0.833 -> 0.771;
+// the L2 prefetch of u, 0.983 with it); plain solves y 0.766 -> 0.702, z 0.833 -> 0.736;
 // double z 2.209 (one buffer) -> 1.896. Double y 1.351 -> 1.508 (plain 1.350 -> 1.471):
 // its warps (8, registers) solve two lines each, their faces held in 255 registers with
 // spills, so it keeps 64-byte rows; so does the double plain z (1.481 against 1.467).
 template <class T>
 constexpr bool kSharedAlphaTilesY = std::is_same_v<T, float>;
-// Longer chunks hold more faces than the registers keep (float C = 21: 108 bytes of spills).
+// Longer chunks hold more faces than the registers keep (the float plain solve of C = 21
+// spilled 12 to 108 bytes).
 constexpr int kSharedAlphaMaxChunk = 17;
 template <class T, bool kSolveOnly>
 constexpr bool kSharedAlphaTilesZ = std::is_same_v<T, float> || !kSolveOnly;

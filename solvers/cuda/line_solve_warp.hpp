@@ -1,6 +1,6 @@
 #pragma once
 // Line solves of the CUDA backend by a warp per line: y and z through the fused step's
-// tile kernels, x of constant alpha through x_line_kernel. Plain
+// tile kernels, x through x_line_kernel (x_line_var_kernel with an alpha field). Plain
 // C++ (no CUDA headers): the stream is the runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/operator_view.hpp"
@@ -17,16 +17,17 @@ struct VarSolveArgs;  // fused_step_var_kernels.cuh
 }  // namespace fused
 
 // Lines along y or z of (I - tau A_axis) x = d, in place, through the fused step's y/z
-// tile kernels, and lines along x of constant alpha through x_line_kernel (contiguous
+// tile kernels, and lines along x through x_line_kernel or x_line_var_kernel (contiguous
 // lines need no tile): each value of d read and written once (2 arrays per point; 3 with
-// an alpha field, whose tile comes along), a warp per line. Takes Dirichlet or Neumann ends
+// an alpha field, whose tile or line comes along), a warp per line. Takes Dirichlet or Neumann ends
 // on the lines (not periodic: those are cyclic), any faces on the other axes, and up to
 // 1056 unknowns per line. Every line is solved, face lines of the other axes too, as the
 // other line solvers do; the values of d on a line's Dirichlet end nodes enter its first
 // and last rows. Constant alpha: the factors of each (axis, n, ends, tau, alpha, h) are
 // made once on the host and kept on the device (the Poisson iteration cycles through a
-// few tau). An alpha field: each warp forms its line's rows from the alpha tile
-// (fused_step_var_kernels.cuh, a partition solve of the line).
+// few tau). An alpha field: each warp forms its line's rows from the alpha tile or line
+// (fused_step_var_kernels.cuh, a partition solve of the line); double x lines of more
+// than 546 unknowns do not fit shared memory (false: the tridiag library takes them).
 template <class T>
 class WarpLineSolve {
  public:
