@@ -47,7 +47,7 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
     a.tau = tau;
     a.alpha = op.alpha_field;
     a.d = d;
-    if (fused::launch_x_line_var(a, device, s)) return 2;
+    if (fused::launch_x_line_var(a, limits, s)) return 2;
   }
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
@@ -100,11 +100,8 @@ bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T ta
     const int cap = fused::chunk_cap(n);
     const auto launch = op.material ? fused::var_tile_launch<T, false, true>(axis, n, cap, limits.optin)
                                     : fused::var_tile_launch<T, false>(axis, n, cap, limits.optin);
-    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(launch.smem)));
     // Persistent blocks, one wave.
-    int per_sm = 0;
-    ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, launch.kernel, launch.threads, launch.smem));
+    const int per_sm = fused::blocks_per_sm(launch.kernel, launch.smem, launch.threads, limits);
     const int other_n = axis == 2 ? op.n[1] : op.n[2];
     const int tiles = (op.n[0] + launch.lines - 1) / launch.lines * (other_n - 2);
     launch.kernel<<<std::min(tiles, std::max(1, per_sm) * limits.sms), launch.threads, launch.smem, s>>>(args);

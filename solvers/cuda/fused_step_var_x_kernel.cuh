@@ -20,6 +20,7 @@
 // stencil's registers and halos.
 #include "solvers/cuda/async_copy.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/device_limits.cuh"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/plane_ring.cuh"
@@ -372,17 +373,6 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   if (warp < L && lane == 0) bulk_wait();
 }
 
-struct DeviceLimits {
-  int sms = 0;
-  int optin = 0;  // shared memory a block may opt in to
-};
-inline DeviceLimits device_limits(int device) {
-  DeviceLimits l;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&l.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return l;
-}
-
 // var_x_pass_kernel in blocks of L line warps; false (nothing launched) where its shared
 // memory exceeds optin or bulk copies are not usable.
 template <class T, int L, int C, bool kMaterial, bool kSolve>
@@ -391,9 +381,7 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
   const std::size_t smem = var_x_smem_bytes<T, L, C, kMaterial>(args.n[0], args.material_pitch);
   if (smem > static_cast<std::size_t>(limits.optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
     return false;
-  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * (L + 1), smem));
+  const int per_sm = blocks_per_sm(kernel, smem, 32 * (L + 1), limits);
   if (per_sm < 1) return false;
   // One wave of persistent blocks (plane_run), each with a plane at least.
   const long long units = static_cast<long long>((args.n[1] - 2 + L - 1) / L) * (args.n[2] - 2);

@@ -5,6 +5,7 @@
 // x_line_var_kernel (x_line_var_kernel.cuh).
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/device_limits.cuh"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
@@ -63,15 +64,10 @@ int solve_threads(int axis, int cap) {
 // device holds at once.
 template <class Kernel>
 std::pair<bool, int> fit_launch(Kernel kernel, std::size_t smem, int device, int threads = 256) {
-  int optin = 0, sms = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (smem > static_cast<std::size_t>(optin)) return {false, 0};
-  // The occupancy query counts no block whose shared memory exceeds the kernel's limit.
-  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  return {true, std::max(1, per_sm) * sms};
+  const fused::DeviceLimits limits = fused::device_limits(device);
+  const int per_sm = fused::blocks_per_sm(kernel, smem, threads, limits);
+  if (per_sm < 0) return {false, 0};
+  return {true, std::max(1, per_sm) * limits.sms};
 }
 
 static_assert(32 * fused::kXLineWarps == 256, "the constant-alpha x-line kernels run blocks of 256 threads");
@@ -156,23 +152,20 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
   if (op.alpha_field) {
     fused::VarSolveArgs<T> args{};
+    fused::take_operator(args, op);
     for (int a = 0; a < 3; ++a) {
-      args.n[a] = op.n[a];
-      args.inv_h2[a] = op.inv_h2[a];
       args.first[a] = span.first[a];
       args.last[a] = span.last[a];
     }
     args.tau = tau;
     args.alpha = op.alpha_field;
     args.d = d;
-    if (axis == 0) return fused::launch_x_line_var(args, device, stream);
+    if (axis == 0) return fused::launch_x_line_var(args, fused::device_limits(device), stream);
     auto launch = std::find_if(field_launches_.begin(), field_launches_.end(), [&](const FieldLaunch& l) {
       return l.device == device && l.axis == axis && l.n == op.n[axis] && l.cap == cap;
     });
     if (launch == field_launches_.end()) {
-      int optin = 0;
-      ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      const auto tiles = fused::var_tile_launch<T, true>(axis, op.n[axis], cap, optin);
+      const auto tiles = fused::var_tile_launch<T, true>(axis, op.n[axis], cap, fused::device_limits(device).optin);
       const auto [fits, resident] = fit_launch(tiles.kernel, tiles.smem, device, tiles.threads);
       field_launches_.push_back(
           {device, axis, op.n[axis], cap, {fits, resident}, tiles.kernel, tiles.threads, tiles.smem, tiles.lines});

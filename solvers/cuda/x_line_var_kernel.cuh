@@ -11,6 +11,7 @@
 // made in the d row (PlainLineEnds), and the solved rows go back by plain stores.
 #include "solvers/cuda/async_copy.cuh"
 #include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/device_limits.cuh"
 #include "solvers/cuda/fused_pass_factors.hpp"
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/x_line_kernel.cuh"
@@ -95,19 +96,15 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_var_kernel(VarSolveAr
 // launched) where the warp solve does not take the lines (more than 1056 unknowns) or
 // their rows do not fit shared memory (double lines of more than 546 unknowns).
 template <class T>
-bool launch_x_line_var(const VarSolveArgs<T>& a, int device, cudaStream_t s) {
+bool launch_x_line_var(const VarSolveArgs<T>& a, const DeviceLimits& limits, cudaStream_t s) {
   const int cap = chunk_cap(a.last[0] - a.first[0] + 3);
   if (cap == 0) return false;
   const auto [kernel, smem] = with_chunk_cap(
       cap, [](auto C) { return std::make_pair(x_line_var_kernel<T, C.value>, x_line_var_smem_bytes<T, C.value>()); });
-  int optin = 0, sms = 0, per_sm = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (smem > static_cast<std::size_t>(optin)) return false;
-  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * kXLineWarps, smem));
+  const int per_sm = blocks_per_sm(kernel, smem, 32 * kXLineWarps, limits);
+  if (per_sm < 0) return false;
   const long long lines = static_cast<long long>(a.last[1] - a.first[1] + 1) * (a.last[2] - a.first[2] + 1);
-  const long long blocks = std::min<long long>((lines + kXLineWarps - 1) / kXLineWarps, std::max(1, per_sm) * sms);
+  const long long blocks = std::min<long long>((lines + kXLineWarps - 1) / kXLineWarps, std::max(1, per_sm) * limits.sms);
   kernel<<<static_cast<int>(blocks), 32 * kXLineWarps, smem, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
