@@ -3,7 +3,7 @@
 //   d = (I - tau Ax)^-1 dt (A u + f)
 // formed and solved in one kernel, as the constant step's bulk x pass
 // (fused_step_kernels.cuh, x_pass_bulk_kernel): a block of L line warps and a producer
-// warp takes slabs of rows j0..j0+L-1 over runs of planes; the producer streams each
+// warp takes slabs of rows j0..j0+L-1 over groups of planes; the producer streams each
 // plane's L+2 rows of u and of the coefficients (the material bytes, or alpha) through one
 // PlaneRing (plane_ring.cuh; the two arrays' slots share its barriers); line warp w forms
 // the rhs of row j0+w of plane k on its lane's chunk of C rows from planes k-1..k+1, the
@@ -49,6 +49,7 @@ struct VarXArgs {
   const T* material_face_mean;
   int material_pitch;  // bytes per row of the index (a multiple of 32)
   int material_count;
+  PlaneTasks tasks;  // the blocks' share of the (slab, plane) units
 };
 
 constexpr int kVarXSlots = 4;
@@ -219,9 +220,8 @@ constexpr int var_x_lines() {
   return sizeof(T) == 4 && C <= 17 ? 10 : sizeof(T) == 8 && C <= 9 ? 9 : 7;
 }
 
-// Persistent blocks (gridDim.x of them): each takes a run of the grid's (slab, plane)
-// units (plane_run, in groups of planes: plane_groups) and streams its segments
-// (plane_segment) through one ring.
+// Persistent blocks (gridDim.x of them): each takes its turns of the aligned tasks
+// (plane_tasks: a slab over a group of planes) and streams them through one ring.
 template <class T, int L, int C, bool kMaterial, bool kSolve = true>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
   constexpr int NS = kVarXSlots;
@@ -232,14 +232,13 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const int cstride = var_x_coef_stride<T, C, kMaterial>(nx, a.material_pitch);  // bytes
   const int planes = nz - 2;
   const int slabs = (ny - 2 + L - 1) / L;
-  const int groups = plane_groups(slabs, planes, gridDim.x);
-  const PlaneRun run = plane_run(slabs, planes, gridDim.x, blockIdx.x);
-  if (run.begin >= run.end) return;
+  const long long tasks = a.tasks.count();
+  if (blockIdx.x >= tasks) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * (L + 1);
 
   // Layout (var_x_smem_bytes); everything zeroed once: rows past the grid are never
-  // copied (a later segment's slab may leave the rows of an earlier one there: they feed
+  // copied (a later task's slab may leave the rows of an earlier one there: they feed
   // only the warps past the grid), and a staging row's nodes 0 and nx-1 stay 0 (zero
   // increments on the x faces).
   T* tables = reinterpret_cast<T*>(smem_raw);
@@ -278,13 +277,12 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   };
   auto aslot = [&](int k) { return reinterpret_cast<const T*>(cslot(k)); };
   // (In float blocks of 15 lines, 128 registers, ptxas spills this loop's state, 24 bytes:
-  // stored and loaded once a segment, outside the plane loop; sm_90 SASS.)
+  // stored and loaded once a task, outside the plane loop; sm_90 SASS.)
   int streamed = 0;  // planes through the ring so far
-  for (long long u = run.begin; u < run.end;) {
-    const PlaneSegment seg = plane_segment(u, run.end, planes, slabs, groups);
-    u += seg.ke - seg.kb;
+  for (long long task = blockIdx.x; task < tasks; task += gridDim.x) {
+    const PlaneSegment seg = plane_task(task, slabs, planes, a.tasks.groups, a.tasks.full, a.tasks.split);
     const int j0 = 1 + seg.slab * L, kb = seg.kb, ke = seg.ke;  // planes kb..ke-1 are solved
-    ring.first = kb - 1 - streamed;  // the ring's sequence goes on from segment to segment
+    ring.first = kb - 1 - streamed;  // the ring's sequence goes on from task to task
     streamed += ke - kb + 2;
     if (warp == L) {
       // The producer lane: both arrays' rows of plane p on the plane's one full barrier.
@@ -312,7 +310,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
     auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + lane_row; };
     ring.wait(kb - 1);
     ring.wait(kb);
-    // The faces below the segment's first plane's rows; then each plane's faces above
+    // The faces below the task's first plane's rows; then each plane's faces above
     // carry over.
     T z_face[C];
     if constexpr (kMaterial) {
@@ -367,7 +365,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
         bulk_commit();
       }
     }
-    ring.release(ke - 1);  // read for the last time by the segment's last plane
+    ring.release(ke - 1);  // read for the last time by the task's last plane
     ring.release(ke);
   }
   if (warp < L && lane == 0) bulk_wait();
@@ -383,10 +381,10 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
     return false;
   const int per_sm = blocks_per_sm(kernel, smem, 32 * (L + 1), limits);
   if (per_sm < 1) return false;
-  // One wave of persistent blocks (plane_run), each with a plane at least.
-  const long long units = static_cast<long long>((args.n[1] - 2 + L - 1) / L) * (args.n[2] - 2);
-  const int blocks = static_cast<int>(std::min<long long>(units, static_cast<long long>(per_sm) * limits.sms));
-  kernel<<<blocks, 32 * (L + 1), smem, s>>>(args);
+  // Persistent blocks on aligned tasks (plane_tasks), at most one wave.
+  VarXArgs<T> a = args;
+  a.tasks = plane_tasks((args.n[1] - 2 + L - 1) / L, args.n[2] - 2, per_sm * limits.sms);
+  kernel<<<a.tasks.blocks, 32 * (L + 1), smem, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
 }

@@ -28,51 +28,70 @@ inline int ring_planes_per_block(int tiles, int planes, int resident) {
   }
 }
 
-// Persistent blocks that share the (slab, plane) units of a grid evenly: the units are
-// cut into `blocks` runs of equal length (within one), and a block streams the planes of
-// its run segment by segment, one ring for all. The units go in groups of planes (group g:
-// planes [planes g / groups, planes (g+1) / groups) of every slab), slab by slab within a
-// group, plane by plane within a slab; a segment is a run's stretch of one slab in one
-// group. With about one run per slab and group (plane_groups), the blocks on neighbouring
-// slabs go through the same planes at about the same time, so that a slab's halo rows,
-// which its neighbours read too, can come from L2 (512^3 on an H100: the double material x
-// pass 0.97 -> 0.96 ms against runs slab by slab, float unchanged; the constant bulk x
-// pass stays faster in ranges: docs/perf/step_experiments_h100.txt). Against ranges of
-// planes per slab (ring_planes_per_block) no wave is left part-empty: 512^3 float on an
-// H100, 34 slabs of 15 lines, 132 blocks: each streams 131-132 planes in one or two
-// segments, where the ranges of 73 planes ran two waves on 106 SMs and one on 26.
-struct PlaneRun {
-  long long begin, end;  // units [begin, end)
-};
-ADI3D_HD PlaneRun plane_run(int slabs, int planes, int blocks, int block) {
-  const long long units = static_cast<long long>(slabs) * planes;
-  return {units * block / blocks, units * (block + 1) / blocks};
-}
-// Groups of planes for `blocks` runs over `slabs` slabs: the nearest whole number of runs
-// per slab, 1 to planes.
-ADI3D_HD int plane_groups(int slabs, int planes, int blocks) {
-  const int g = slabs > 0 ? (blocks + slabs / 2) / slabs : 1;
-  return g < 1 ? 1 : g > planes ? planes : g;
-}
-// The segment of a run that starts at unit u (run end: end): slab `slab`, planes kb..ke-1.
+// A task's stretch of the units: slab `slab`, planes kb..ke-1.
 struct PlaneSegment {
   int slab, kb, ke;
 };
-ADI3D_HD PlaneSegment plane_segment(long long u, long long end, int planes, int slabs, int groups) {
-  long long base = 0;  // the group's first unit
-  int first = 0, count = planes;
-  for (int g = 0; g < groups; ++g) {
-    first = static_cast<int>(static_cast<long long>(planes) * g / groups);
-    count = static_cast<int>(static_cast<long long>(planes) * (g + 1) / groups) - first;
-    const long long units = static_cast<long long>(slabs) * count;
-    if (u < base + units) break;
-    base += units;
+
+// Aligned tasks, for persistent blocks (the one-kernel variable x pass and its planes
+// stencil): the (slab, plane) units cut into tasks of one slab and one group of planes
+// (task t: group t / slabs, slab t % slabs), taken by `blocks` blocks in turn (block b:
+// tasks b, b + blocks, ...). The tasks of a wave start together on the first plane of
+// their group, so that blocks on neighbouring slabs go through the same planes at the
+// same time and a slab's halo rows, which its neighbours read too, come from L2. Where
+// the tasks do not fill the last wave, those left (the last in that order) are each cut
+// again into `split` tasks of consecutive planes, so that the last wave keeps the blocks
+// busy: task full + r split + c is part c of task full + r.
+// 512^3 on an H100 (adi3d bench gpu, 2026-11-24), against runs of equal length per block
+// (which drifted apart by up to a run: the float alpha stencil read 13% more than its two
+// arrays from DRAM, L2 hit rate 43%), and against aligned tasks without the split: float
+// alpha stencil 0.709 / 0.624 -> 0.619 ms (76 / 86 -> 87% of copy), material index 0.512
+// / 0.498 -> 0.484; double material index 0.983 / 0.879 -> 0.877; float alpha step 2.215 /
+// 2.188 -> 2.165, double material step 3.229 / 3.168 -> 3.158.
+struct PlaneTasks {
+  int groups;  // of planes
+  int blocks;  // persistent blocks to launch (at most `resident`)
+  int full;    // tasks of the whole waves (a multiple of blocks)
+  int split;   // parts of each task after them
+  int slabs;
+  ADI3D_HD long long count() const { return full + (static_cast<long long>(slabs) * groups - full) * split; }
+};
+// The groups whose waves cost least: a task costs its planes and about 3 more (two halo
+// planes loaded, the ring's fill); the fewest groups among equal costs.
+inline PlaneTasks plane_tasks(int slabs, int planes, int resident) {
+  if (slabs < 1 || planes < 1 || resident < 1) return {1, 1, 0, 1, slabs < 1 ? 1 : slabs};
+  constexpr long long kTaskPlanes = 3;
+  PlaneTasks best{};
+  long long best_cost = -1;
+  for (int g = 1; g <= planes; ++g) {
+    const long long tasks = static_cast<long long>(slabs) * g;
+    const long long group = (planes + g - 1) / g;
+    const long long waves = tasks / resident, rest = tasks % resident;
+    // parts of at least one plane (the smallest group has planes / g)
+    const long long split = rest == 0 ? 1 : std::max<long long>(1, std::min<long long>(resident / rest, planes / g));
+    const long long cost = waves * (group + kTaskPlanes) + (rest == 0 ? 0 : (group + split - 1) / split + kTaskPlanes);
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      const long long used = waves > 0 ? resident : rest * split;
+      best = {g, static_cast<int>(used), static_cast<int>(waves * resident), static_cast<int>(split), slabs};
+    }
   }
-  const int slab = static_cast<int>((u - base) / count);
-  const int p = static_cast<int>((u - base) % count);
-  const long long left = end - u;
-  const int len = left < count - p ? static_cast<int>(left) : count - p;
-  return {slab, 1 + first + p, 1 + first + p + len};
+  return best;
+}
+// Task t's segment (slab, planes kb..ke-1).
+ADI3D_HD PlaneSegment plane_task(long long t, int slabs, int planes, int groups, int full, int split) {
+  int part = 0, parts = 1;
+  if (t >= full) {
+    part = static_cast<int>((t - full) % split);
+    parts = split;
+    t = full + (t - full) / split;
+  }
+  const int g = static_cast<int>(t / slabs), slab = static_cast<int>(t % slabs);
+  const int first = static_cast<int>(static_cast<long long>(planes) * g / groups);
+  const int size = static_cast<int>(static_cast<long long>(planes) * (g + 1) / groups) - first;
+  const int kb = first + static_cast<int>(static_cast<long long>(size) * part / parts);
+  const int ke = first + static_cast<int>(static_cast<long long>(size) * (part + 1) / parts);
+  return {slab, 1 + kb, 1 + ke};
 }
 
 }  // namespace adi3d::cuda

@@ -2,7 +2,8 @@
 // (solvers/cuda/plane_split.hpp), checked without a GPU: every range is non-empty and the planes are covered; a grid
 // whose slabs already fill a wave keeps one range per slab; slabs that fill a wave only
 // in part are split until the waves are busy; the split is the one with the fewest ranges
-// among those within 3% of the least cost.
+// among those within 3% of the least cost. The aligned tasks of persistent blocks cover
+// every unit once.
 #include "solvers/cuda/plane_split.hpp"
 
 #include <gtest/gtest.h>
@@ -70,70 +71,55 @@ TEST(PlaneSplit, DegenerateGrids) {
   EXPECT_EQ(ring_planes_per_block(3, 7, 0), 7);
 }
 
-// Runs of persistent blocks (plane_run) and their segments (plane_segment), as the
-// one-kernel x passes walk them, in groups of planes: the runs follow one another and
-// differ in length by one at most; each segment lies in one slab and one group, the
-// segments follow one another in the units' order, and all of them cover every (slab,
-// plane) once.
-TEST(PlaneSplit, RunsCoverTheUnitsInSegmentsOfOneSlab) {
-  std::mt19937 rng(5);
-  std::uniform_int_distribution<int> slabs_of(1, 300), planes_of(1, 1100), blocks_of(1, 600), groups_of(1, 9);
+// Aligned tasks (plane_tasks, plane_task), as the one-kernel x passes walk them: block b
+// takes tasks b, b + blocks, ...; every task lies in one slab and one group of planes,
+// and all of them cover every (slab, plane) once; the tasks of a whole wave are whole
+// groups, and no wave asks for more blocks than are resident.
+TEST(PlaneSplit, AlignedTasksCoverTheUnitsOnce) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> slabs_of(1, 300), planes_of(1, 1100), resident_of(1, 600);
   for (int trial = 0; trial < 300; ++trial) {
-    const int slabs = slabs_of(rng), planes = planes_of(rng);
+    const int slabs = slabs_of(rng), planes = planes_of(rng), resident = resident_of(rng);
+    const cuda::PlaneTasks tasks = cuda::plane_tasks(slabs, planes, resident);
+    ASSERT_GE(tasks.groups, 1);
+    ASSERT_LE(tasks.groups, planes);
+    ASSERT_GE(tasks.blocks, 1);
+    ASSERT_LE(tasks.blocks, resident);
+    ASSERT_EQ(tasks.full % tasks.blocks, 0);
+    ASSERT_GE(tasks.split, 1);
     const long long units = static_cast<long long>(slabs) * planes;
-    const int blocks = static_cast<int>(std::min<long long>(blocks_of(rng), units));
-    const int groups = trial % 2 ? cuda::plane_groups(slabs, planes, blocks) : std::min(planes, groups_of(rng));
-    ASSERT_GE(groups, 1);
-    ASSERT_LE(groups, planes);
     std::vector<int> seen(static_cast<std::size_t>(units), 0);
-    auto group_of = [&](int p) {  // plane p (from 0)
-      int g = 0;
-      while (static_cast<long long>(planes) * (g + 1) / groups <= p) ++g;
-      return g;
-    };
-    long long next = 0, shortest = units, longest = 0;
-    for (int b = 0; b < blocks; ++b) {
-      const cuda::PlaneRun run = cuda::plane_run(slabs, planes, blocks, b);
-      ASSERT_EQ(run.begin, next) << slabs << " " << planes << " " << blocks << " " << b;
-      ASSERT_GT(run.end, run.begin);
-      shortest = std::min(shortest, run.end - run.begin);
-      longest = std::max(longest, run.end - run.begin);
-      long long u = run.begin;
-      while (u < run.end) {
-        const cuda::PlaneSegment seg = cuda::plane_segment(u, run.end, planes, slabs, groups);
+    for (int b = 0; b < tasks.blocks; ++b)
+      for (long long t = b; t < tasks.count(); t += tasks.blocks) {
+        const cuda::PlaneSegment seg = cuda::plane_task(t, slabs, planes, tasks.groups, tasks.full, tasks.split);
         ASSERT_GE(seg.slab, 0);
         ASSERT_LT(seg.slab, slabs);
         ASSERT_GE(seg.kb, 1);
-        ASSERT_GT(seg.ke, seg.kb);
+        ASSERT_GT(seg.ke, seg.kb) << slabs << " " << planes << " " << resident << " task " << t;
         ASSERT_LE(seg.ke, planes + 1);
-        ASSERT_EQ(group_of(seg.kb - 1), group_of(seg.ke - 2));  // one group
-        for (int k = seg.kb; k < seg.ke; ++k) {
-          const std::size_t unit = static_cast<std::size_t>(seg.slab) * planes + k - 1;
-          ASSERT_EQ(seen[unit]++, 0) << "unit streamed twice: slab " << seg.slab << " plane " << k;
-        }
-        u += seg.ke - seg.kb;
+        for (int k = seg.kb; k < seg.ke; ++k)
+          ASSERT_EQ(seen[static_cast<std::size_t>(seg.slab) * planes + k - 1]++, 0)
+              << "unit twice: slab " << seg.slab << " plane " << k;
       }
-      ASSERT_EQ(u, run.end);
-      next = run.end;
-    }
-    ASSERT_EQ(next, units);
-    ASSERT_LE(longest - shortest, 1);
-    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), units);
+    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), units) << slabs << " " << planes << " " << resident;
   }
-  // 512^3 float on an H100: 34 slabs of 15 lines on 132 SMs, 131-132 planes a block, in 4
-  // groups of 127-128 planes; block 1 goes on from slab 1's planes 128-131 to slab 2's.
-  const cuda::PlaneRun run = cuda::plane_run(34, 510, 132, 131);
-  EXPECT_EQ(run.end - run.begin, 132);
-  EXPECT_EQ(run.end, 34 * 510);
-  EXPECT_EQ(cuda::plane_groups(34, 510, 132), 4);
-  const cuda::PlaneRun one = cuda::plane_run(34, 510, 132, 1);
-  const cuda::PlaneSegment a = cuda::plane_segment(one.begin, one.end, 510, 34, 4);
-  EXPECT_EQ(a.slab, 1);
-  EXPECT_EQ(a.kb, 1 + 131 - 127);
-  EXPECT_EQ(a.ke, 128);
-  const cuda::PlaneSegment b = cuda::plane_segment(one.begin + a.ke - a.kb, one.end, 510, 34, 4);
-  EXPECT_EQ(b.slab, 2);
-  EXPECT_EQ(b.kb, 1);
+  // 512^3 float alpha stencil on an H100: 51 slabs of 10 lines, 132 blocks; 3 groups of
+  // 170 planes, a whole wave of 132 tasks, then the 21 tasks left in 6 parts of 28-29
+  // planes each (126 blocks).
+  const cuda::PlaneTasks t = cuda::plane_tasks(51, 510, 132);
+  EXPECT_EQ(t.groups, 3);
+  EXPECT_EQ(t.blocks, 132);
+  EXPECT_EQ(t.full, 132);
+  EXPECT_EQ(t.split, 6);
+  EXPECT_EQ(t.count(), 132 + 21 * 6);
+  const cuda::PlaneSegment neighbour = cuda::plane_task(52, 51, 510, 3, 132, 6);  // slab 1 of group 1
+  EXPECT_EQ(neighbour.slab, 1);
+  EXPECT_EQ(neighbour.kb, 171);
+  EXPECT_EQ(neighbour.ke, 341);
+  const cuda::PlaneSegment part = cuda::plane_task(132 + 6 + 1, 51, 510, 3, 132, 6);  // task 133, part 1
+  EXPECT_EQ(part.slab, 133 - 102);
+  EXPECT_EQ(part.kb, 1 + 340 + 28);
+  EXPECT_EQ(part.ke, 1 + 340 + 56);
 }
 
 }  // namespace
