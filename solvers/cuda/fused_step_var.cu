@@ -34,10 +34,10 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
            const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass) {
   if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s)) return 1;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
-  // From alpha (a material index keeps the library's rows, whose face means are exact),
-  // the interior lines (the y pass takes no others) by a warp per line where its rows fit
-  // (x_line_var_kernel.cuh; 512^3 double plain x solve 1.14 ms against 1.30).
-  if (op.alpha_field && !op.material) {
+  // The interior lines (the y pass takes no others) by a warp per line where its rows fit,
+  // by the material index where there is one, else from alpha (x_line_var_kernel.cuh;
+  // 512^3 double plain x solve from alpha 1.14 ms against the library's 1.30).
+  if (op.alpha_field) {
     fused::VarSolveArgs<T> a{};
     fused::take_operator(a, op);
     for (int axis = 0; axis < 3; ++axis) {

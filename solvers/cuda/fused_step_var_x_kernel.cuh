@@ -25,6 +25,7 @@
 #include "solvers/cuda/fused_step_var_kernels.cuh"
 #include "solvers/cuda/plane_ring.cuh"
 #include "solvers/cuda/plane_split.hpp"
+#include "solvers/cuda/slot_bytes.cuh"
 #include "solvers/material_index.hpp"
 
 #include <cuda_runtime.h>
@@ -118,33 +119,6 @@ __device__ __forceinline__ void load_var_x_tables(T* tables, const T* face_mean,
     for (int t = 0; t < kVarXTables; ++t) tables[t * kVarXTableSize + e] = mean * scale[t];
   }
 }
-
-// N consecutive material bytes of a slot row from p on, by the aligned 4-byte words that
-// hold them (a lane's bytes start anywhere in a word) shifted into place: bytes[b] is
-// byte b of word b / 4. One shared load per 4 bytes instead of per byte (the byte loads
-// were a third of the kernel's shared loads, which bound it: ncu, MIO throttle).
-template <int N>
-struct SlotBytes {
-  static constexpr int kWords = (N + 3) / 4;
-  unsigned w[kWords];
-
-  __device__ __forceinline__ explicit SlotBytes(const unsigned char* p) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    const unsigned* aligned = reinterpret_cast<const unsigned*>(addr & ~std::uintptr_t(3));
-    const unsigned shift = 8u * static_cast<unsigned>(addr & 3);
-    unsigned raw[kWords + 1];
-#pragma unroll
-    for (int i = 0; i <= kWords; ++i) raw[i] = aligned[i];
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) w[i] = __funnelshift_r(raw[i], raw[i + 1], shift);
-  }
-  // The material of byte b. Bytes past the line (the padding rows of the last lanes: the
-  // next row's, or zeros) are masked into kMaxMaterials^2 values of shared memory (the
-  // table's room; what they look up is dropped with the padding rows).
-  __device__ __forceinline__ int operator[](int b) const {
-    return static_cast<int>((w[b >> 2] >> (8 * (b & 3))) & (kMaxMaterials - 1));
-  }
-};
 
 // Row sum of the 7-point operator at s (u there: uc; the x and y neighbours beside it in
 // the slot, rows stride apart; pm / pp: the planes below and above), weights w*, in

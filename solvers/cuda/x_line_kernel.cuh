@@ -50,11 +50,13 @@ struct XLines {
         nx(a.n[0]),
         ny(a.n[1]),
         count(static_cast<long long>(a.last[1] - a.first[1] + 1) * (a.last[2] - a.first[2] + 1)) {}
-  __device__ __forceinline__ std::size_t offset(long long g) const {
+  // Line g's row of the grid's (j, k) rows: k ny + j.
+  __device__ __forceinline__ std::size_t row(long long g) const {
     const int j = first_j + static_cast<int>(g % lines_y);
     const int k = first_k + static_cast<int>(g / lines_y);
-    return (static_cast<std::size_t>(k) * ny + j) * nx;
+    return static_cast<std::size_t>(k) * ny + j;
   }
+  __device__ __forceinline__ std::size_t offset(long long g) const { return row(g) * nx; }
 };
 
 // The lines along x through the nodes (j, k), a.first[1..2] <= j, k <= a.last[1..2], over

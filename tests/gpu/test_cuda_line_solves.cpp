@@ -6,6 +6,7 @@
 // scratch; every boundary combination, cyclic systems on periodic
 // axes, variable alpha, odd and tiny sizes.
 #include "gpu_test_support.hpp"
+#include "solvers/material_index.hpp"
 
 namespace adi3d::test {
 namespace {
@@ -13,8 +14,16 @@ namespace {
 template <class T>
 class CudaLineSolve : public CudaTest<T> {
  protected:
-  double compare(int axis, std::array<int, 3> n, const BoundarySpec& bc, bool variable_alpha) {
-    const Diffusion<T> d = make_diffusion<T>(n, bc, variable_alpha, this->rng_);
+  // by_material: the alpha field takes 4 values (a 800x contrast), and the GPU has its
+  // material index attached too (as DouglasStepper keeps it), the CPU the field only.
+  double compare(int axis, std::array<int, 3> n, const BoundarySpec& bc, bool variable_alpha,
+                 bool by_material = false) {
+    Diffusion<T> d = make_diffusion<T>(n, bc, variable_alpha || by_material, this->rng_);
+    if (by_material) {
+      const T values[] = {T(0.05), T(1), T(40), T(3)};
+      for (std::size_t p = 0; p < d.alpha_field.size(); ++p) d.alpha_field[p] = values[(p * 7 + p / 5) % 4];
+      variable_alpha = true;
+    }
     const std::size_t size = d.grid.size();
     const auto rhs = random_field<T>(size, this->rng_);
     Array<T> gd = this->to_gpu(rhs), cd = this->to_cpu(rhs);
@@ -23,7 +32,12 @@ class CudaLineSolve : public CudaTest<T> {
       galpha = this->to_gpu(d.alpha_field);
       calpha = this->to_cpu(d.alpha_field);
     }
-    const OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
+    OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
+    MaterialArrays<T> materials;
+    if (by_material) {
+      materials = upload_materials(*this->gpu_, index_materials(d.alpha_field, n));
+      materials.attach(gop);
+    }
     const OperatorView<T> cop = make_operator_view(d, variable_alpha ? calpha.data() : nullptr);
     // tau alpha / h^2 of order ten along the axis: the regime of ADI steps near dt ~ h.
     const T tau = T(4) / gop.inv_h2[axis];
@@ -106,6 +120,22 @@ TYPED_TEST(CudaLineSolve, XWarpLinesMatchesCpu) {
   this->check(0, with_x(XSolveVariant::warp_lines),
               {{3, 3, 3}, {2, 3, 2}, {4, 5, 3}, {33, 2, 3}, {98, 3, 2}, {257, 5, 4}, {512, 3, 2}, {1058, 2, 2},
                {1059, 2, 2}, {19, 150, 200}});
+}
+
+// The same by material index (x_line_var_kernel with kMaterial: the bytes and the face
+// table in place of alpha), every boundary mix, lines of every chunk capacity up to 1056
+// unknowns (double lines of over 546 too: by index their rows fit), and warps that solve
+// several lines each.
+TYPED_TEST(CudaLineSolve, XWarpLinesByMaterialIndexMatchesCpu) {
+  set_cuda_policy(*this->gpu_, with_x(XSolveVariant::warp_lines));
+  for (const BoundarySpec& bc : all_face_mixes()) {
+    const std::array<int, 3> n{67, 35, 19};
+    ASSERT_LE(this->compare(0, n, bc, true, true), tolerance<TypeParam>()) << describe(bc, n, true) << " by material";
+  }
+  for (const std::array<int, 3>& n : std::vector<std::array<int, 3>>{
+           {3, 3, 3}, {4, 5, 3}, {98, 3, 2}, {257, 5, 4}, {600, 3, 2}, {1058, 2, 2}, {19, 150, 200}})
+    for (const BoundarySpec& bc : axis_mixes())
+      ASSERT_LE(this->compare(0, n, bc, true, true), tolerance<TypeParam>()) << describe(bc, n, true) << " by material";
 }
 
 // The cached coefficient arrays (periodic x) follow tau, the x boundary kinds and the grid.
