@@ -37,7 +37,8 @@ enum class XSolveVariant {
   warp_lines,     // a warp per line (WarpLineSolve: Dirichlet or Neumann ends, up to 1056
                   // unknowns, each value read and written once), on Thomas factors shared
                   // by every line with constant alpha, on each line's own rows with an
-                  // alpha field (double lines up to 546 unknowns); other lines: tridiag
+                  // alpha field (by its material index where one is attached; double
+                  // lines of alpha up to 546 unknowns); other lines: tridiag
 };
 
 // Where the per-thread Thomas solves along y and z keep their scratch (modified upper

@@ -37,18 +37,8 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
   // The interior lines (the y pass takes no others) by a warp per line where its rows fit,
   // by the material index where there is one, else from alpha (x_line_var_kernel.cuh;
   // 512^3 double plain x solve from alpha 1.14 ms against the library's 1.30).
-  if (op.alpha_field) {
-    fused::VarSolveArgs<T> a{};
-    fused::take_operator(a, op);
-    for (int axis = 0; axis < 3; ++axis) {
-      a.first[axis] = 1;
-      a.last[axis] = op.n[axis] - 2;
-    }
-    a.tau = tau;
-    a.alpha = op.alpha_field;
-    a.d = d;
-    if (fused::launch_x_line_var(a, limits, s)) return 2;
-  }
+  const int first[3] = {1, 1, 1}, last[3] = {op.n[0] - 2, op.n[1] - 2, op.n[2] - 2};
+  if (op.alpha_field && fused::launch_x_line_var(fused::var_solve_args(op, first, last, tau, d), limits, s)) return 2;
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
   return 2;

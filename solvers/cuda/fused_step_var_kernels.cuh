@@ -216,6 +216,20 @@ struct VarSolveArgs : VarPassArgs<T> {
   int first[3];
   int last[3];
 };
+// A plain solve of d in place over the nodes first..last per axis of op's field.
+template <class T>
+VarSolveArgs<T> var_solve_args(const OperatorView<T>& op, const int (&first)[3], const int (&last)[3], T tau, T* d) {
+  VarSolveArgs<T> a{};
+  take_operator(a, op);
+  for (int axis = 0; axis < 3; ++axis) {
+    a.first[axis] = first[axis];
+    a.last[axis] = last[axis];
+  }
+  a.tau = tau;
+  a.alpha = op.alpha_field;
+  a.d = d;
+  return a;
+}
 
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2): yz_pass_kernel with an alpha tile after the data

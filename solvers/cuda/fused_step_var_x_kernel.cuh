@@ -200,12 +200,10 @@ template <class T, int L, int C, bool kMaterial, bool kSolve = true>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
   constexpr int NS = kVarXSlots;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
+  const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = x_row_stride<T, C>(nx);
   const int cstride = var_x_coef_stride<T, C, kMaterial>(nx, a.material_pitch);  // bytes
-  const int planes = nz - 2;
-  const int slabs = (ny - 2 + L - 1) / L;
   const long long tasks = a.tasks.count();
   if (blockIdx.x >= tasks) return;
   const int tid = threadIdx.x;
@@ -250,11 +248,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
            lane_row * (kMaterial ? 1 : static_cast<int>(sizeof(T)));
   };
   auto aslot = [&](int k) { return reinterpret_cast<const T*>(cslot(k)); };
-  // (In float blocks of 15 lines, 128 registers, ptxas spills this loop's state, 24 bytes:
-  // stored and loaded once a task, outside the plane loop; sm_90 SASS.)
   int streamed = 0;  // planes through the ring so far
   for (long long task = blockIdx.x; task < tasks; task += gridDim.x) {
-    const PlaneSegment seg = plane_task(task, slabs, planes, a.tasks.groups, a.tasks.full, a.tasks.split);
+    const PlaneSegment seg = a.tasks.segment(task);
     const int j0 = 1 + seg.slab * L, kb = seg.kb, ke = seg.ke;  // planes kb..ke-1 are solved
     ring.first = kb - 1 - streamed;  // the ring's sequence goes on from task to task
     streamed += ke - kb + 2;

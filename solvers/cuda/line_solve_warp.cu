@@ -90,14 +90,6 @@ int tile_count(const Span& span, int axis, int L, int nx) {
   return (nx + L - 1) / L * (span.last[other] - span.first[other] + 1);
 }
 
-// Blocks of x_line_kernel with work: kXLineWarps lines each.
-template <class Span>
-long long x_line_blocks(const Span& span) {
-  const long long lines =
-      static_cast<long long>(span.last[1] - span.first[1] + 1) * (span.last[2] - span.first[2] + 1);
-  return (lines + fused::kXLineWarps - 1) / fused::kXLineWarps;
-}
-
 }  // namespace
 
 template <class T>
@@ -151,15 +143,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
   if (op.alpha_field) {
-    fused::VarSolveArgs<T> args{};
-    fused::take_operator(args, op);
-    for (int a = 0; a < 3; ++a) {
-      args.first[a] = span.first[a];
-      args.last[a] = span.last[a];
-    }
-    args.tau = tau;
-    args.alpha = op.alpha_field;
-    args.d = d;
+    const fused::VarSolveArgs<T> args = fused::var_solve_args(op, span.first, span.last, tau, d);
     if (axis == 0) return fused::launch_x_line_var(args, fused::device_limits(device), stream);
     auto launch = std::find_if(field_launches_.begin(), field_launches_.end(), [&](const FieldLaunch& l) {
       return l.device == device && l.axis == axis && l.n == op.n[axis] && l.cap == cap;
@@ -188,7 +172,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.d = d;
   args.chunk_factors = f.values.data();
   args.s = f.s;
-  const long long work = axis == 0 ? x_line_blocks(span) : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
+  const long long work = axis == 0 ? fused::XLines(args).warp_blocks() : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
   const int blocks = static_cast<int>(std::min<long long>(work, f.fit.resident_blocks));
   launch_tiles(solve_kernel<T>(axis, cap), args, blocks, f.smem, stream, solve_threads<T>(axis, cap));
   return true;

@@ -26,8 +26,9 @@ struct VarSolveArgs;  // fused_step_var_kernels.cuh
 // and last rows. Constant alpha: the factors of each (axis, n, ends, tau, alpha, h) are
 // made once on the host and kept on the device (the Poisson iteration cycles through a
 // few tau). An alpha field: each warp forms its line's rows from the alpha tile or line
-// (fused_step_var_kernels.cuh, a partition solve of the line); double x lines of more
-// than 546 unknowns do not fit shared memory (false: the tridiag library takes them).
+// (fused_step_var_kernels.cuh, a partition solve of the line), an x line by its material
+// bytes where an index is attached; double x lines of alpha of more than 546 unknowns do
+// not fit shared memory (false: the tridiag library takes them).
 template <class T>
 class WarpLineSolve {
  public:

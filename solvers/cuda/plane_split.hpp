@@ -53,13 +53,28 @@ struct PlaneTasks {
   int blocks;  // persistent blocks to launch (at most `resident`)
   int full;    // tasks of the whole waves (a multiple of blocks)
   int split;   // parts of each task after them
-  int slabs;
+  int slabs, planes;
   ADI3D_HD long long count() const { return full + (static_cast<long long>(slabs) * groups - full) * split; }
+  // Task t's segment (slab, planes kb..ke-1).
+  ADI3D_HD PlaneSegment segment(long long t) const {
+    int part = 0, parts = 1;
+    if (t >= full) {
+      part = static_cast<int>((t - full) % split);
+      parts = split;
+      t = full + (t - full) / split;
+    }
+    const int g = static_cast<int>(t / slabs), slab = static_cast<int>(t % slabs);
+    const int first = static_cast<int>(static_cast<long long>(planes) * g / groups);
+    const int size = static_cast<int>(static_cast<long long>(planes) * (g + 1) / groups) - first;
+    const int kb = first + static_cast<int>(static_cast<long long>(size) * part / parts);
+    const int ke = first + static_cast<int>(static_cast<long long>(size) * (part + 1) / parts);
+    return {slab, 1 + kb, 1 + ke};
+  }
 };
 // The groups whose waves cost least: a task costs its planes and about 3 more (two halo
 // planes loaded, the ring's fill); the fewest groups among equal costs.
 inline PlaneTasks plane_tasks(int slabs, int planes, int resident) {
-  if (slabs < 1 || planes < 1 || resident < 1) return {1, 1, 0, 1, slabs < 1 ? 1 : slabs};
+  if (slabs < 1 || planes < 1 || resident < 1) return {1, 1, 0, 1, slabs < 1 ? 1 : slabs, planes < 1 ? 1 : planes};
   constexpr long long kTaskPlanes = 3;
   PlaneTasks best{};
   long long best_cost = -1;
@@ -73,25 +88,10 @@ inline PlaneTasks plane_tasks(int slabs, int planes, int resident) {
     if (best_cost < 0 || cost < best_cost) {
       best_cost = cost;
       const long long used = waves > 0 ? resident : rest * split;
-      best = {g, static_cast<int>(used), static_cast<int>(waves * resident), static_cast<int>(split), slabs};
+      best = {g, static_cast<int>(used), static_cast<int>(waves * resident), static_cast<int>(split), slabs, planes};
     }
   }
   return best;
-}
-// Task t's segment (slab, planes kb..ke-1).
-ADI3D_HD PlaneSegment plane_task(long long t, int slabs, int planes, int groups, int full, int split) {
-  int part = 0, parts = 1;
-  if (t >= full) {
-    part = static_cast<int>((t - full) % split);
-    parts = split;
-    t = full + (t - full) / split;
-  }
-  const int g = static_cast<int>(t / slabs), slab = static_cast<int>(t % slabs);
-  const int first = static_cast<int>(static_cast<long long>(planes) * g / groups);
-  const int size = static_cast<int>(static_cast<long long>(planes) * (g + 1) / groups) - first;
-  const int kb = first + static_cast<int>(static_cast<long long>(size) * part / parts);
-  const int ke = first + static_cast<int>(static_cast<long long>(size) * (part + 1) / parts);
-  return {slab, 1 + kb, 1 + ke};
 }
 
 }  // namespace adi3d::cuda

@@ -38,18 +38,20 @@ constexpr std::size_t x_line_smem_bytes() {
 }
 
 // The x lines of a plain solve (SolveArgs or VarSolveArgs: the nodes (j, k), a.first[1..2]
-// <= j, k <= a.last[1..2]), j fastest: their count and the offset of node 0 of line g.
+// <= j, k <= a.last[1..2]), j fastest: their count, the blocks of a warp per line, and the
+// offset of node 0 of line g.
 struct XLines {
   int first_j, first_k, lines_y, nx, ny;
   long long count;
   template <class Args>
-  __device__ __forceinline__ explicit XLines(const Args& a)
+  __host__ __device__ __forceinline__ explicit XLines(const Args& a)
       : first_j(a.first[1]),
         first_k(a.first[2]),
         lines_y(a.last[1] - a.first[1] + 1),
         nx(a.n[0]),
         ny(a.n[1]),
         count(static_cast<long long>(a.last[1] - a.first[1] + 1) * (a.last[2] - a.first[2] + 1)) {}
+  __host__ __device__ long long warp_blocks() const { return (count + kXLineWarps - 1) / kXLineWarps; }
   // Line g's row of the grid's (j, k) rows: k ny + j.
   __device__ __forceinline__ std::size_t row(long long g) const {
     const int j = first_j + static_cast<int>(g % lines_y);
@@ -87,11 +89,10 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
   const XLines xl(a);
   const long long lines = xl.count;
   const long long step = static_cast<long long>(gridDim.x) * kXLineWarps;
-  auto line_of = [&](long long g) { return xl.offset(g); };  // offset of node 0 of line g
   // Line g into row b: one commit group per line, an empty one past the last line.
   auto fetch = [&](long long g, int b) {
     if (g < lines) {
-      const T* src = a.d + line_of(g);
+      const T* src = a.d + xl.offset(g);
       T* dst = rows + b * kRow + 1 - first;
       for (int i = lane; i < nx; i += 32) cp_async<sizeof(T)>(dst + i, src + i, true);
     }
@@ -115,7 +116,7 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
 #pragma unroll
     for (int q = 0; q < C; ++q) chunk[q] = v[q];
     __syncwarp();
-    T* p = a.d + line_of(g) + first;
+    T* p = a.d + xl.offset(g) + first;
     for (int r = lane; r < R; r += 32) p[r] = row[1 + r];
     __syncwarp();  // row b is read before the copy of line g + 2 step overwrites it
   }

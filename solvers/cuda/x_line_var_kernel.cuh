@@ -124,8 +124,10 @@ __global__ void __launch_bounds__(32 * kXLineWarps, 1) x_line_var_kernel(VarSolv
     if constexpr (kMaterial) {
       const unsigned char* m0 = coef + b * kCoefRow + 4 + first + lane * C - 1;  // node q - 1 of face q at m0[q]
       const SlotBytes<C + 2> m(m0);  // (by words; indexed by a variable, it would sit in local memory)
-      const T end_face = table[(m0[q_end] & (kMaxMaterials - 1)) * kMaxMaterials + (m0[q_end + 1] & (kMaxMaterials - 1))];
-      solve([&](int q) { return ends.face(q, table[m[q] * kMaxMaterials + m[q + 1]]); }, ends.face(q_end, end_face));
+      auto weight = [&](int m_lo, int m_hi) { return table[m_lo * kMaxMaterials + m_hi]; };
+      constexpr int kMask = kMaxMaterials - 1;
+      solve([&](int q) { return ends.face(q, weight(m[q], m[q + 1])); },
+            ends.face(q_end, weight(m0[q_end] & kMask, m0[q_end + 1] & kMask)));
     } else {
       const T* arow = reinterpret_cast<const T*>(coef + b * kCoefRow) + lane * C;
       auto face = [&](int q) { return ends.face(q, face_weight(arow[q], arow[q + 1], tw)); };
@@ -155,8 +157,7 @@ bool launch_x_line_var(const VarSolveArgs<T>& a, const DeviceLimits& limits, cud
   });
   const int per_sm = blocks_per_sm(kernel, smem, 32 * kXLineWarps, limits);
   if (per_sm < 0) return false;
-  const long long lines = static_cast<long long>(a.last[1] - a.first[1] + 1) * (a.last[2] - a.first[2] + 1);
-  const long long blocks = std::min<long long>((lines + kXLineWarps - 1) / kXLineWarps, std::max(1, per_sm) * limits.sms);
+  const long long blocks = std::min<long long>(XLines(a).warp_blocks(), std::max(1, per_sm) * limits.sms);
   kernel<<<static_cast<int>(blocks), 32 * kXLineWarps, smem, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;

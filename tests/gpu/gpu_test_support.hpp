@@ -7,6 +7,7 @@
 #include "solvers/diffusion.hpp"
 #include "solvers/douglas_step.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/material_index.hpp"
 #include "tests/unit/grid_fixtures.hpp"
 
 #include <gtest/gtest.h>
@@ -53,6 +54,19 @@ class CudaTest : public ::testing::Test {
     Array<T> a = cpu_->allocate(host.size());
     cpu_->upload(host.data(), a.data(), host.size());
     return a;
+  }
+  // A field of 4 materials (an 800x contrast) in place of alpha's values, for the tests of
+  // the kernels that read a material index.
+  static void make_four_materials(std::vector<T>& alpha) {
+    const T values[] = {T(0.05), T(1), T(40), T(3)};
+    for (std::size_t p = 0; p < alpha.size(); ++p) alpha[p] = values[(p * 7 + p / 5) % 4];
+  }
+  // alpha's material index on the GPU, attached to op (as DouglasStepper keeps it); the
+  // returned arrays must outlive op's use.
+  MaterialArrays<T> attach_material_index(OperatorView<T>& op, const std::vector<T>& alpha, std::array<int, 3> n) {
+    MaterialArrays<T> m = upload_materials(*gpu_, index_materials(alpha, n));
+    m.attach(op);
+    return m;
   }
   std::vector<T> from_gpu(const Array<T>& a) {
     std::vector<T> host(a.size());

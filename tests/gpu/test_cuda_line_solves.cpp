@@ -6,7 +6,6 @@
 // scratch; every boundary combination, cyclic systems on periodic
 // axes, variable alpha, odd and tiny sizes.
 #include "gpu_test_support.hpp"
-#include "solvers/material_index.hpp"
 
 namespace adi3d::test {
 namespace {
@@ -20,8 +19,7 @@ class CudaLineSolve : public CudaTest<T> {
                  bool by_material = false) {
     Diffusion<T> d = make_diffusion<T>(n, bc, variable_alpha || by_material, this->rng_);
     if (by_material) {
-      const T values[] = {T(0.05), T(1), T(40), T(3)};
-      for (std::size_t p = 0; p < d.alpha_field.size(); ++p) d.alpha_field[p] = values[(p * 7 + p / 5) % 4];
+      this->make_four_materials(d.alpha_field);
       variable_alpha = true;
     }
     const std::size_t size = d.grid.size();
@@ -34,10 +32,7 @@ class CudaLineSolve : public CudaTest<T> {
     }
     OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
     MaterialArrays<T> materials;
-    if (by_material) {
-      materials = upload_materials(*this->gpu_, index_materials(d.alpha_field, n));
-      materials.attach(gop);
-    }
+    if (by_material) materials = this->attach_material_index(gop, d.alpha_field, n);
     const OperatorView<T> cop = make_operator_view(d, variable_alpha ? calpha.data() : nullptr);
     // tau alpha / h^2 of order ten along the axis: the regime of ADI steps near dt ~ h.
     const T tau = T(4) / gop.inv_h2[axis];

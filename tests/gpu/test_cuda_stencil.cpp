@@ -3,7 +3,6 @@
 // grids (partial warps and tiles, single-chunk and multi-chunk z pencils).
 #include "gpu_test_support.hpp"
 #include "solvers/face_layout.hpp"
-#include "solvers/material_index.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -21,8 +20,7 @@ class CudaStencil : public CudaTest<T> {
                  bool variable_alpha, bool with_source, T scale, bool by_material = false) {
     Diffusion<T> d = make_diffusion<T>(n, bc, variable_alpha, this->rng_);
     if (by_material) {
-      const T values[] = {T(0.05), T(1), T(40), T(3)};
-      for (std::size_t p = 0; p < d.alpha_field.size(); ++p) d.alpha_field[p] = values[(p * 7 + p / 5) % 4];
+      this->make_four_materials(d.alpha_field);
     }
     const std::size_t size = d.grid.size();
     const auto u = random_field<T>(size, this->rng_);
@@ -47,10 +45,7 @@ class CudaStencil : public CudaTest<T> {
     }
     OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
     MaterialArrays<T> materials;
-    if (by_material) {
-      materials = upload_materials(*this->gpu_, index_materials(d.alpha_field, n));
-      materials.attach(gop);
-    }
+    if (by_material) materials = this->attach_material_index(gop, d.alpha_field, n);
     const OperatorView<T> cop = make_operator_view(d, variable_alpha ? calpha.data() : nullptr);
     Array<T> gr = this->gpu_->allocate(size), cr = this->cpu_->allocate(size);
     this->gpu_->fill(gr.data(), T(99), size);  // every entry must be written
@@ -91,7 +86,7 @@ TYPED_TEST(CudaStencil, ShuffleMatchesCpu) { this->check_variant(StencilVariant:
 // partial blocks of lines, blocks that split the planes, one interior plane or line, and
 // rows of 512 values (float: blocks of 16 lines, the last one partial, two planes each).
 // With an alpha field, and by material index, it is the variable x pass's kernel without
-// the solve: the same sizes (chunks of 3 to 17 nodes; runs of planes across slabs).
+// the solve: the same sizes (chunks of 3 to 17 nodes; tasks of planes across slabs).
 TYPED_TEST(CudaStencil, PlanesMatchesCpu) {
   using T = TypeParam;
   this->check_variant(StencilVariant::planes);

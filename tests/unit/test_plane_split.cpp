@@ -71,7 +71,7 @@ TEST(PlaneSplit, DegenerateGrids) {
   EXPECT_EQ(ring_planes_per_block(3, 7, 0), 7);
 }
 
-// Aligned tasks (plane_tasks, plane_task), as the one-kernel x passes walk them: block b
+// Aligned tasks (plane_tasks, PlaneTasks::segment), as the one-kernel x passes walk them: block b
 // takes tasks b, b + blocks, ...; every task lies in one slab and one group of planes,
 // and all of them cover every (slab, plane) once; the tasks of a whole wave are whole
 // groups, and no wave asks for more blocks than are resident.
@@ -91,7 +91,7 @@ TEST(PlaneSplit, AlignedTasksCoverTheUnitsOnce) {
     std::vector<int> seen(static_cast<std::size_t>(units), 0);
     for (int b = 0; b < tasks.blocks; ++b)
       for (long long t = b; t < tasks.count(); t += tasks.blocks) {
-        const cuda::PlaneSegment seg = cuda::plane_task(t, slabs, planes, tasks.groups, tasks.full, tasks.split);
+        const cuda::PlaneSegment seg = tasks.segment(t);
         ASSERT_GE(seg.slab, 0);
         ASSERT_LT(seg.slab, slabs);
         ASSERT_GE(seg.kb, 1);
@@ -112,11 +112,11 @@ TEST(PlaneSplit, AlignedTasksCoverTheUnitsOnce) {
   EXPECT_EQ(t.full, 132);
   EXPECT_EQ(t.split, 6);
   EXPECT_EQ(t.count(), 132 + 21 * 6);
-  const cuda::PlaneSegment neighbour = cuda::plane_task(52, 51, 510, 3, 132, 6);  // slab 1 of group 1
+  const cuda::PlaneSegment neighbour = t.segment(52);  // slab 1 of group 1
   EXPECT_EQ(neighbour.slab, 1);
   EXPECT_EQ(neighbour.kb, 171);
   EXPECT_EQ(neighbour.ke, 341);
-  const cuda::PlaneSegment part = cuda::plane_task(132 + 6 + 1, 51, 510, 3, 132, 6);  // task 133, part 1
+  const cuda::PlaneSegment part = t.segment(132 + 6 + 1);  // task 133, part 1
   EXPECT_EQ(part.slab, 133 - 102);
   EXPECT_EQ(part.kb, 1 + 340 + 28);
   EXPECT_EQ(part.ke, 1 + 340 + 56);
