@@ -244,9 +244,13 @@ VarSolveArgs<T> var_solve_args(const OperatorView<T>& op, const int (&first)[3],
 // NB = 2: two buffers, the next tile's copy in flight while the block solves and stores
 // the current one (one block per SM); the fused z pass then also prefetches that tile's u
 // into L2 for its update. kSharedAlpha (NB = 2, alpha): the two data buffers share one
-// alpha tile, after them; the warps take their lines' faces into registers once a tile
-// has landed, and after a barrier the next tile's copy (data and alpha) is issued, in
-// flight during the solves and the stores (so 128-byte rows fit: var_tile_launch).
+// alpha tile, after them; the next tile's data copy is issued once a tile has landed, in
+// flight while the warps take their lines' faces into registers, and after a barrier its
+// alpha, in flight during the solves and the stores (so 128-byte rows fit:
+// var_tile_launch). (512^3 float, H100, bench gpu: the data issued before the faces
+// rather than with the alpha after them took the plain y solve 0.690 -> 0.685 ms, z 0.717
+// -> 0.712, the alpha step 2.173 -> 2.159; tiles of 64-byte rows in two blocks per SM,
+// each with two data buffers and an alpha tile, ran y 0.824, z 0.93.)
 // kMaterial (fused passes): the alpha tile holds the nodes' material bytes (rows of L + 4
 // bytes: the lanes' rows fall in distinct banks, as with L + 1 values), copied in 4-byte
 // pieces, and the face weights come from the table of face means (material_index.hpp),
@@ -370,20 +374,32 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   auto alpha_tile = [&](int b) {
     return kSharedAlpha ? tile0 + NB * buffer_elems : tile0 + b * buffer_elems + data_rows * P;
   };
-  auto copy_tile = [&](int t, int b) {
+  auto copy_data = [&](int t, int b) {
     bool ok;
     const std::size_t p0 = offset(t, ok);  // node row0 of the line
     copy_rows(a.d, tile0 + b * buffer_elems, p0 + d0 * row_stride, ok, data_rows);
-    if constexpr (kMaterial)
-      copy_material(t, reinterpret_cast<unsigned char*>(alpha_tile(b)));
-    else
-      copy_rows(a.alpha, alpha_tile(b), p0, ok, n);
   };
-  // Tile t + gridDim.x into buffer b, if any, and a commit.
+  auto copy_coefficients = [&](int t, int b) {
+    if constexpr (kMaterial) {
+      copy_material(t, reinterpret_cast<unsigned char*>(alpha_tile(b)));
+    } else {
+      bool ok;
+      copy_rows(a.alpha, alpha_tile(b), offset(t, ok), ok, n);
+    }
+  };
+  auto copy_tile = [&](int t, int b) {
+    copy_data(t, b);
+    copy_coefficients(t, b);
+  };
+  // Tile t + gridDim.x into buffer b, if any, and a commit. (kSharedAlpha: its data only,
+  // the alpha tile is still being read.)
   auto copy_next = [&](int t, int b) {
     const int next = t + gridDim.x;
     if (next < total) {
-      copy_tile(next, b);
+      if constexpr (kSharedAlpha)
+        copy_data(next, b);
+      else
+        copy_tile(next, b);
       // The alpha z pass's u of that tile into L2, for the update's loads, with 64-byte
       // rows (512^3 float, H100: the material tiles' z pass ran slower with it, 0.85
       // against 0.74 ms, and so did the shared alpha tile's, 0.983 against 0.896).
@@ -460,7 +476,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       cp_async_commit();
       cp_async_wait<0>();
     } else if constexpr (kSharedAlpha) {
-      cp_async_wait<0>();  // tile t: its copy was issued during the last solve
+      cp_async_wait<0>();  // tile t: its data was issued during the last faces, its alpha after them
     } else {
       // The other buffer's last reads by other threads were in the last solve (a barrier
       // ago), and by this thread in its stores, issued. A plain solve's stores read rows
@@ -471,8 +487,11 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     }
     __syncthreads();
     if constexpr (kSharedAlpha) {
-      // Every face of the warp's lines into registers; then the alpha tile is free for the
-      // next tile's copy, in flight during the solves and the stores.
+      // The next tile's data into the other buffer (its stores, any thread's, are done),
+      // in flight while the warps take every face of their lines into registers; then
+      // the alpha tile is free for the next tile's alpha, in flight during the solves and
+      // the stores.
+      copy_next(t, buffer ^ 1);
       T w[LPW][C + 1];
 #pragma unroll
       for (int s = 0; s < LPW; ++s) {
@@ -481,8 +500,9 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
 #pragma unroll
         for (int q = 0; q <= C; ++q) w[s][q] = face_of(atile, s, q);
       }
-      __syncthreads();  // also: the other data buffer's stores (any thread's) are done
-      copy_next(t, buffer ^ 1);
+      __syncthreads();
+      if (t + static_cast<int>(gridDim.x) < total) copy_coefficients(t + gridDim.x, buffer ^ 1);
+      cp_async_commit();
       // (Lines by index constants: a loop the compiler kept rolled put w in local memory.)
       for_each_index([&](auto s) { solve_line(tile, s, [&](int q) { return w[s][q]; }); },
                      std::make_integer_sequence<int, LPW>{});
