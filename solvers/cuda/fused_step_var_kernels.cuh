@@ -391,15 +391,12 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     copy_data(t, b);
     copy_coefficients(t, b);
   };
-  // Tile t + gridDim.x into buffer b, if any, and a commit. (kSharedAlpha: its data only,
-  // the alpha tile is still being read.)
-  auto copy_next = [&](int t, int b) {
+  // Tile t + gridDim.x, if any, into buffer b by copy (copy_tile, or with kSharedAlpha
+  // copy_data and then copy_coefficients), and a commit.
+  auto copy_next = [&](int t, int b, auto copy) {
     const int next = t + gridDim.x;
     if (next < total) {
-      if constexpr (kSharedAlpha)
-        copy_data(next, b);
-      else
-        copy_tile(next, b);
+      copy(next, b);
       // The alpha z pass's u of that tile into L2, for the update's loads, with 64-byte
       // rows (512^3 float, H100: the material tiles' z pass ran slower with it, 0.85
       // against 0.74 ms, and so did the shared alpha tile's, 0.983 against 0.896).
@@ -482,7 +479,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       // ago), and by this thread in its stores, issued. A plain solve's stores read rows
       // other threads copied: they wait for everyone's.
       if (kSolveOnly) __syncthreads();
-      copy_next(t, buffer ^ 1);
+      copy_next(t, buffer ^ 1, copy_tile);
       cp_async_wait<1>();  // tile t
     }
     __syncthreads();
@@ -491,7 +488,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       // in flight while the warps take every face of their lines into registers; then
       // the alpha tile is free for the next tile's alpha, in flight during the solves and
       // the stores.
-      copy_next(t, buffer ^ 1);
+      copy_next(t, buffer ^ 1, copy_data);
       T w[LPW][C + 1];
 #pragma unroll
       for (int s = 0; s < LPW; ++s) {
@@ -501,8 +498,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
         for (int q = 0; q <= C; ++q) w[s][q] = face_of(atile, s, q);
       }
       __syncthreads();
-      if (t + static_cast<int>(gridDim.x) < total) copy_coefficients(t + gridDim.x, buffer ^ 1);
-      cp_async_commit();
+      copy_next(t, buffer ^ 1, copy_coefficients);
       // (Lines by index constants: a loop the compiler kept rolled put w in local memory.)
       for_each_index([&](auto s) { solve_line(tile, s, [&](int q) { return w[s][q]; }); },
                      std::make_integer_sequence<int, LPW>{});
