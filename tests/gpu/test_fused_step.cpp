@@ -9,6 +9,7 @@
 #include "solvers/material_index.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -42,10 +43,12 @@ bool too_big_for_quick(const std::array<int, 3>& n) {
 template <class T>
 class FusedStep : public CudaTest<T> {
  protected:
-  // The backend operation itself against the unfused CUDA operations, with a random
-  // source and random data (boundary values included), several steps. materials: the
-  // fused step reads the field's material index, the operations alpha itself.
-  void expect_matches_unfused(const Diffusion<T>& d, T dt, T tau, bool materials = false) {
+  // The backend operation and the unfused CUDA operations (operator_rhs, solve_lines, axpy)
+  // from u0: three steps with source f (or none), then one without; {fused, unfused}.
+  // materials: the fused step reads the field's material index, the operations alpha
+  // itself.
+  std::array<std::vector<T>, 2> fused_and_unfused(const Diffusion<T>& d, const std::vector<T>& u0, const T* f, T dt,
+                                                  T tau, bool materials) {
     Array<T> alpha;
     if (!d.alpha_field.empty()) alpha = this->to_gpu(d.alpha_field);
     const OperatorView<T> op = make_operator_view(d, d.alpha_field.empty() ? nullptr : alpha.data());
@@ -56,27 +59,29 @@ class FusedStep : public CudaTest<T> {
       index.attach(fused_op);
     }
     const std::size_t points = d.grid.size();
-    const std::array<int, 3> n{d.grid.n[0], d.grid.n[1], d.grid.n[2]};
-    const auto u0 = random_field<T>(points, this->rng_);
-    Array<T> f = this->to_gpu(random_field<T>(points, this->rng_));
     Array<T> fused = this->to_gpu(u0), plain = this->to_gpu(u0);
     Array<T> scratch = this->to_gpu(random_field<T>(points, this->rng_));
     Array<T> r = this->gpu_->allocate(points);
     Backend<T>& b = *this->gpu_;
-    for (int step = 0; step < 3; ++step) {
-      ASSERT_TRUE(b.fused_douglas_step(fused_op, fused.data(), f.data(), dt, tau, scratch.data()))
-          << describe(d.bc, n, !d.alpha_field.empty());
-      b.operator_rhs(op, plain.data(), f.data(), FaceData<T>{}, dt, r.data());
+    for (int step = 0; step < 4; ++step) {
+      const T* source = step < 3 ? f : nullptr;
+      EXPECT_TRUE(b.fused_douglas_step(fused_op, fused.data(), source, dt, tau, scratch.data()))
+          << describe(d.bc, {d.grid.n[0], d.grid.n[1], d.grid.n[2]}, !d.alpha_field.empty());
+      b.operator_rhs(op, plain.data(), source, FaceData<T>{}, dt, r.data());
       for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
       b.axpy(T(1), r.data(), plain.data(), points);
     }
-    // Without a source too.
-    ASSERT_TRUE(b.fused_douglas_step(fused_op, fused.data(), nullptr, dt, tau, scratch.data()));
-    b.operator_rhs(op, plain.data(), nullptr, FaceData<T>{}, dt, r.data());
-    for (int axis = 0; axis < 3; ++axis) b.solve_lines(op, axis, tau, r.data());
-    b.axpy(T(1), r.data(), plain.data(), points);
-    EXPECT_LE(relative_difference(this->from_gpu(plain), this->from_gpu(fused)), 20 * tolerance<T>())
-        << describe(d.bc, n, !d.alpha_field.empty());
+    return {this->from_gpu(fused), this->from_gpu(plain)};
+  }
+  // The backend operation itself against the unfused CUDA operations, with a random
+  // source and random data (boundary values included).
+  void expect_matches_unfused(const Diffusion<T>& d, T dt, T tau, bool materials = false) {
+    const std::size_t points = d.grid.size();
+    const auto u0 = random_field<T>(points, this->rng_);
+    const Array<T> f = this->to_gpu(random_field<T>(points, this->rng_));
+    const auto [fused, unfused] = fused_and_unfused(d, u0, f.data(), dt, tau, materials);
+    EXPECT_LE(relative_difference(unfused, fused), 20 * tolerance<T>())
+        << describe(d.bc, {d.grid.n[0], d.grid.n[1], d.grid.n[2]}, !d.alpha_field.empty());
   }
 };
 TYPED_TEST_SUITE(FusedStep, Precisions);
@@ -226,6 +231,36 @@ TYPED_TEST(FusedStep, MatchesUnfusedStronglyCoupled) {
     const Diffusion<T> layered = make_case<T>(n, Alpha::layered, this->rng_);
     this->expect_matches_unfused(layered, T(0.05), T(0.1));
     this->expect_matches_unfused(layered, T(0.05), T(0.1), true);
+  }
+}
+
+// A diffusivity field scaled by s, stepped with dt and tau scaled by 1/s (no source), is
+// the same step: the face means keep their precision where 2 a b leaves T's range (float:
+// s = 2^-100 and 2^100; double 2^-600, 2^600), fused and unfused, from alpha and by
+// material index, on x lines, y and z tiles (lines of 300: the float tiles' shared alpha).
+TYPED_TEST(FusedStep, FarDiffusivitiesStepAsTheirScaledCopies) {
+  using T = TypeParam;
+  const int e = std::is_same_v<T, float> ? 100 : 600;
+  for (const auto& n : {std::array<int, 3>{37, 29, 41}, std::array<int, 3>{9, 300, 300}}) {
+    if (too_big_for_quick(n)) continue;
+    for (const Alpha kind : {Alpha::random, Alpha::materials}) {
+      const Diffusion<T> d = make_case<T>(n, kind, this->rng_);
+      const auto u0 = random_field<T>(d.grid.size(), this->rng_);
+      const T dt = T(2e-3), tau = T(1e-3);
+      const bool materials = kind == Alpha::materials;
+      const auto near = this->fused_and_unfused(d, u0, nullptr, dt, tau, materials);
+      EXPECT_GT(relative_difference(u0, near[0]), 100 * tolerance<T>());  // something diffused
+      for (const int sign : {-1, 1}) {
+        const T s = std::ldexp(T(1), sign * e);
+        Diffusion<T> far = d;
+        for (T& a : far.alpha_field) a *= s;
+        const auto got = this->fused_and_unfused(far, u0, nullptr, dt / s, tau / s, materials);
+        for (int path = 0; path < 2; ++path)
+          EXPECT_LE(relative_difference(near[path], got[path]), tolerance<T>())
+              << (path == 0 ? "fused" : "unfused") << " s = 2^" << sign * e << " "
+              << describe(d.bc, n, true) << (materials ? " by index" : "");
+      }
+    }
   }
 }
 

@@ -9,6 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <random>
+
 namespace adi3d {
 namespace {
 
@@ -88,6 +92,29 @@ TYPED_TEST(Operator, ConservativeAndSymmetricWithVariableDiffusivity) {
     EXPECT_NEAR(total, 0.0, tol * scale) << "fluxes do not telescope";
     EXPECT_NEAR(uav, vau, tol * scale) << "operator not symmetric";
   }
+}
+
+// The face diffusivity 2 a b / (a + b) across T's whole range: exact for a = 3 s, b = 5 s
+// (15/4 s) where 2 a b itself is subnormal, zero or infinite in T (float: s = 2^+-70,
+// 2^+-120), and within 2 ulp of a wider type's for random pairs spread over the range.
+TYPED_TEST(Operator, FaceMeansKeepTheirPrecisionAcrossTheRange) {
+  using T = TypeParam;
+  const int top = std::numeric_limits<T>::max_exponent - 8;  // float 120, double 1016
+  for (int e : {-top, -top / 2 - 10, -top / 4, 0, top / 4, top / 2 + 10, top}) {
+    const T s = std::ldexp(T(1), e);
+    EXPECT_EQ(harmonic_mean(3 * s, 5 * s), T(3.75) * s) << "s = 2^" << e;
+    EXPECT_EQ(harmonic_mean(5 * s, 3 * s), T(3.75) * s) << "s = 2^" << e;
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> exponent(-top, top);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const T a = static_cast<T>(std::exp2(exponent(rng))), b = static_cast<T>(std::exp2(exponent(rng)));
+    const long double la = a, lb = b, exact = 2 * la * lb / (la + lb);
+    const long double got = harmonic_mean(a, b);
+    ASSERT_LE(std::fabs(got - exact), 2 * std::numeric_limits<T>::epsilon() * exact) << a << " " << b;
+  }
+  EXPECT_EQ(harmonic_mean(T(0), T(2)), T(0));
+  EXPECT_EQ(harmonic_mean(T(0), T(0)), T(0));
 }
 
 TYPED_TEST(Operator, DirichletNodesAreRecognisedOnEveryFace) {
