@@ -36,12 +36,13 @@ __device__ __forceinline__ T divide(T a, T b) {
   return a * reciprocal(b);
 }
 
-// harmonic_mean of discretization.hpp (the face diffusivity between two nodes, 2 lo (hi /
-// (a + b)): in T's range wherever a and b are, symmetric to the bit) by divide.
+// harmonic_mean of discretization.hpp (the face diffusivity between two nodes, 2 a (b /
+// (a + b)): in T's range wherever a, b and their ratio are; nodes in order lower, upper)
+// by divide.
 template <class T>
 __device__ __forceinline__ T harmonic_mean_fast(T a, T b) {
-  const T s = a + b, lo = a < b ? a : b, hi = a < b ? b : a;
-  return s > T(0) ? T(2) * lo * divide(hi, s) : T(0);
+  const T s = a + b;
+  return s > T(0) ? T(2) * a * divide(b, s) : T(0);
 }
 
 }  // namespace adi3d::cuda

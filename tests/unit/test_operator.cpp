@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -95,8 +96,9 @@ TYPED_TEST(Operator, ConservativeAndSymmetricWithVariableDiffusivity) {
 }
 
 // The face diffusivity 2 a b / (a + b) across T's whole range: exact for a = 3 s, b = 5 s
-// (15/4 s) where 2 a b itself is subnormal, zero or infinite in T (float: s = 2^+-70,
-// 2^+-120), and within 2 ulp of a wider type's for random pairs spread over the range.
+// in either order (15/4 s) where 2 a b itself is subnormal, zero or infinite in T (float:
+// s = 2^+-70, 2^+-120), and within 2 ulp of a wider type's for random pairs spread over
+// the range, their ratio within it.
 TYPED_TEST(Operator, FaceMeansKeepTheirPrecisionAcrossTheRange) {
   using T = TypeParam;
   const int top = std::numeric_limits<T>::max_exponent - 8;  // float 120, double 1016
@@ -106,14 +108,16 @@ TYPED_TEST(Operator, FaceMeansKeepTheirPrecisionAcrossTheRange) {
     EXPECT_EQ(harmonic_mean(5 * s, 3 * s), T(3.75) * s) << "s = 2^" << e;
   }
   std::mt19937 rng(7);
-  std::uniform_real_distribution<double> exponent(-top, top);
+  std::uniform_real_distribution<double> exponent(-top, top), ratio(20 - top, top - 20);
   for (int trial = 0; trial < 2000; ++trial) {
-    const T a = static_cast<T>(std::exp2(exponent(rng))), b = static_cast<T>(std::exp2(exponent(rng)));
+    const double ea = exponent(rng), eb = std::clamp(ea + ratio(rng), double(-top), double(top));
+    const T a = static_cast<T>(std::exp2(ea)), b = static_cast<T>(std::exp2(eb));
     const long double la = a, lb = b, exact = 2 * la * lb / (la + lb);
-    const long double got = harmonic_mean(a, b);
-    ASSERT_LE(std::fabs(got - exact), 2 * std::numeric_limits<T>::epsilon() * exact) << a << " " << b;
+    for (const long double got : {harmonic_mean(a, b), harmonic_mean(b, a)})
+      ASSERT_LE(std::fabs(got - exact), 2 * std::numeric_limits<T>::epsilon() * exact) << a << " " << b;
   }
   EXPECT_EQ(harmonic_mean(T(0), T(2)), T(0));
+  EXPECT_EQ(harmonic_mean(T(2), T(0)), T(0));
   EXPECT_EQ(harmonic_mean(T(0), T(0)), T(0));
 }
 
