@@ -422,6 +422,16 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     if (static_cast<int>(blockIdx.x) < total) copy_tile(blockIdx.x, 0);
     cp_async_commit();
   }
+  // tw times the mean of two nodes' alpha: in float by weighted_harmonic_mean (the same
+  // bits; its gains in fast_divide.cuh), in double as before (with it, ptxas spilled more
+  // in the double z tiles: 8 -> 20 bytes in the fused pass's shared alpha tile).
+  const T two_tw = T(2) * tw;
+  auto weight = [&](T a0, T a1) {
+    if constexpr (std::is_same_v<T, float>)
+      return weighted_harmonic_mean(a0, a1, two_tw);
+    else
+      return face_weight(a0, a1, tw);
+  };
   // Face q of this lane's chunk in line s of this warp's: tau inv_h2 times the mean of its
   // two nodes' alpha (kSolveOnly: 0 for faces out of the line, past a Neumann end or in
   // the padding), or the table's weight for their materials.
@@ -430,13 +440,13 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     auto al = [&](int m) { return ca[max(0, min(m, n - 1)) * P]; };
     if constexpr (kSolveOnly) {
       const int m = lane_node + q;  // face q joins nodes m - 1 and m
-      return ends.face(q, face_weight(al(m - 1), al(m), tw));  // (loads shared with the faces beside)
+      return ends.face(q, weight(al(m - 1), al(m)));  // (loads shared with the faces beside)
     } else if constexpr (kMaterial) {
       // The lane's first face's first node: row lane C of the tile.
       const unsigned char* cm = reinterpret_cast<const unsigned char*>(atile) + lane * C * PB + warp * LPW + s;
       return table[static_cast<int>(cm[q * PB]) * kMaxMaterials + static_cast<int>(cm[(q + 1) * PB])];
     } else {
-      return face_weight(al(lane * C + q), al(lane * C + q + 1), tw);  // nodes lane C + q, + 1
+      return weight(al(lane * C + q), al(lane * C + q + 1));  // nodes lane C + q, + 1
     }
   };
   // A plain solve's end rows of line s, in the tile (PlainLineEnds), given the faces before
