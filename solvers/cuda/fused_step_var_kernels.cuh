@@ -351,11 +351,11 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   };
 
   const int warp = tid / 32, lane = tid & 31;
-  const int lim = R - lane * C;
   const T tw = a.tau * a.inv_h2[kAxis];
-  // Node of row q of this lane's chunk (solve-only; the fused passes: node lane C + q + 1).
-  const int lane_node = first + lane * C;
-  const PlainLineEnds<T, C> ends(lane, first, R, n);  // kSolveOnly
+  // The lane's chunk: rows q < lim are the line's, row q is node lane_node + q (solve-only;
+  // the fused passes: node lane C + q + 1); and a plain solve's line ends.
+  const PlainLineEnds<T, C> ends(lane, first, R, n);
+  const int lim = ends.lim, lane_node = ends.lane_node;
   // Material rows: every column of the tile (the index's rows are padded to a multiple of
   // 32 bytes, so a tile never reads past its row), L / 4 threads per row.
   constexpr int kWords = L / 4;

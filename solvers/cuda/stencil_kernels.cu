@@ -179,9 +179,9 @@ __global__ void __launch_bounds__(TX* TY, 1)
   // (the divisions bound the kernel there: fast_divide.cuh). The weight below plane k is
   // the one above plane k-1 (carried), and in the shuffle variant a lane's x face below is
   // the lower lane's face above (shuffled); both take the face's nodes in the order the
-  // CPU's per-node rule does (lower, upper: the mean is not symmetric to the bit), so the sums are those of the CPU's per-node rule. 512^3 on
-  // an H100: 0.845 -> 0.783 ms float; double, at 81% of copy without it, went 1.33 -> 1.43
-  // ms with it, and makes both weights of every face.
+  // CPU's per-node rule does (lower, upper: the mean is not symmetric to the bit), so the
+  // sums are that rule's. 512^3 on an H100: 0.845 -> 0.783 ms float; double, at 81% of
+  // copy without it, went 1.33 -> 1.43 ms with it, and makes both weights of every face.
   constexpr bool kShareFaces = kAlphaField && std::is_same_v<T, float>;
   auto mean = [&](A a0, A a1) -> T {
     if constexpr (kMaterial)
