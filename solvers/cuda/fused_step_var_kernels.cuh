@@ -246,11 +246,12 @@ VarSolveArgs<T> var_solve_args(const OperatorView<T>& op, const int (&first)[3],
 // into L2 for its update. kSharedAlpha (NB = 2, alpha): the two data buffers share one
 // alpha tile, after them; the next tile's data copy is issued once a tile has landed, in
 // flight while the warps take their lines' faces into registers, and after a barrier its
-// alpha, in flight during the solves and the stores (so 128-byte rows fit:
-// var_tile_launch). (512^3 float, H100, bench gpu: the data issued before the faces
-// rather than with the alpha after them took the plain y solve 0.690 -> 0.685 ms, z 0.717
-// -> 0.712, the alpha step 2.173 -> 2.159; tiles of 64-byte rows in two blocks per SM,
-// each with two data buffers and an alpha tile, ran y 0.824, z 0.93.)
+// alpha (in double a line's columns at a time, each after its faces), in flight during
+// the solves and the stores (so 128-byte rows fit: var_tile_launch). (512^3 float, H100,
+// bench gpu: the data issued before the faces rather than with the alpha after them took
+// the plain y solve 0.690 -> 0.685 ms, z 0.717 -> 0.712, the alpha step 2.173 -> 2.159;
+// tiles of 64-byte rows in two blocks per SM, each with two data buffers and an alpha
+// tile, ran y 0.824, z 0.93.)
 // kMaterial (fused passes): the alpha tile holds the nodes' material bytes (rows of L + 4
 // bytes: the lanes' rows fall in distinct banks, as with L + 1 values), copied in 4-byte
 // pieces, and the face weights come from the table of face means (material_index.hpp),
@@ -387,6 +388,19 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       copy_rows(a.alpha, alpha_tile(b), offset(t, ok), ok, n);
     }
   };
+  // Part s of tile t's shared alpha tile: the columns of the warps' lines s (column
+  // warp LPW + s), W of them, by every thread (rows 32 apart): the lines' faces leave the
+  // tile a line at a time (the shared alpha tile's groups, below).
+  auto copy_alpha_part = [&](int t, int s) {
+    const int pcol = (tid % W) * LPW + s, prow0 = tid / W;
+    const int i = (t % tiles_i) * L + pcol;
+    const std::size_t o = o_first + t / tiles_i;
+    const bool ok = i >= i_first && i <= i_last;
+    const T* src = ok ? a.alpha + i + (kAxis == 1 ? nxy * o : nx * o) + prow0 * row_stride : a.alpha;
+    const std::size_t step = ok ? 32 * row_stride : 0;
+    T* dst = alpha_tile(0) + prow0 * P + pcol;
+    for (int r = prow0; r < n; r += 32, src += step, dst += 32 * P) cp_async<sizeof(T)>(dst, src, ok);
+  };
   auto copy_tile = [&](int t, int b) {
     copy_data(t, b);
     copy_coefficients(t, b);
@@ -495,23 +509,40 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     __syncthreads();
     if constexpr (kSharedAlpha) {
       // The next tile's data into the other buffer (its stores, any thread's, are done),
-      // in flight while the warps take every face of their lines into registers; then
-      // the alpha tile is free for the next tile's alpha, in flight during the solves and
-      // the stores.
+      // in flight while the warps take the faces of their lines into registers.
       copy_next(t, buffer ^ 1, copy_data);
-      T w[LPW][C + 1];
-#pragma unroll
-      for (int s = 0; s < LPW; ++s) {
-        // (The end rows first: after the faces, ptxas spilled 108 bytes.)
-        if constexpr (kSolveOnly) end_rows(tile, s, face_of(atile, s, 0), face_of(atile, s, q_end));
-#pragma unroll
-        for (int q = 0; q <= C; ++q) w[s][q] = face_of(atile, s, q);
-      }
-      __syncthreads();
-      copy_next(t, buffer ^ 1, copy_coefficients);
+      // Then by groups of FG lines: the faces of the warps' lines in the group into
+      // registers, a barrier, the next tile's columns of those lines in the alpha tile
+      // (copy_alpha_part; all of it, by copy_coefficients, with one group) in flight during
+      // their solves and what follows them. Double takes a line at a time: with the faces of
+      // both its lines held, ptxas spilled at 255 registers (var_tile_launch has the
+      // timings). Float holds both: line by line (512^3, H100, bench gpu), its plain y solve
+      // ran 0.676 -> 0.722 ms, z 0.703 -> 0.758 (each group's copy lands later, and the
+      // barriers are more).
+      constexpr int FG = sizeof(T) == 8 ? 1 : LPW;
       // (Lines by index constants: a loop the compiler kept rolled put w in local memory.)
-      for_each_index([&](auto s) { solve_line(tile, s, [&](int q) { return w[s][q]; }); },
-                     std::make_integer_sequence<int, LPW>{});
+      for_each_index(
+          [&](auto g) {
+            T w[FG][C + 1];
+#pragma unroll
+            for (int k = 0; k < FG; ++k) {
+              const int s = g * FG + k;
+              // (A line's end rows before its faces: after them, ptxas spilled 108 bytes.)
+              if constexpr (kSolveOnly) end_rows(tile, s, face_of(atile, s, 0), face_of(atile, s, q_end));
+#pragma unroll
+              for (int q = 0; q <= C; ++q) w[k][q] = face_of(atile, s, q);
+            }
+            __syncthreads();
+            copy_next(t, 0, [&](int next, int) {
+              if constexpr (FG == LPW)
+                copy_coefficients(next, 0);
+              else
+                copy_alpha_part(next, g);
+            });
+            for_each_index([&](auto k) { solve_line(tile, g * FG + k, [&](int q) { return w[k][q]; }); },
+                           std::make_integer_sequence<int, FG>{});
+          },
+          std::make_integer_sequence<int, LPW / FG>{});
     } else {
 #pragma unroll 1
       for (int s = 0; s < LPW; ++s) {
@@ -585,15 +616,16 @@ constexpr int kVarPairedWarps = 4;
 // 0.710 -> 0.660 ms (77 -> 83% of 1.5 copies), z 1.170 -> 0.898 (63 -> 81% of 2; without
 // the L2 prefetch of u, 0.983 with it); plain solves y 0.766 -> 0.702, z 0.833 -> 0.736;
 // double z 2.209 (one buffer) -> 1.896. Double y 1.351 -> 1.508 (plain 1.350 -> 1.471):
-// its warps (8, registers) solve two lines each, their faces held in 255 registers with
-// spills, so it keeps 64-byte rows; so does the double plain z (1.481 against 1.467).
+// its warps (8, registers) solve two lines each, so it keeps 64-byte rows; with their
+// faces taken a line at a time (yz_var_kernel), the plain y still ran 1.28-1.31 -> 1.45
+// ms, but the plain z 1.524 / 1.528 -> 1.471 / 1.473 (A/B in one run, bench gpu; 1.48
+// against 1.47 with both lines' faces held, which spilled), and the double alpha step
+// kept its 5.65 ms (the fused z pass then spills no more). So z takes them in both.
 template <class T>
 constexpr bool kSharedAlphaTilesY = std::is_same_v<T, float>;
 // Longer chunks hold more faces than the registers keep (the float plain solve of C = 21
 // spilled 12 to 108 bytes).
 constexpr int kSharedAlphaMaxChunk = 17;
-template <class T, bool kSolveOnly>
-constexpr bool kSharedAlphaTilesZ = std::is_same_v<T, float> || !kSolveOnly;
 
 template <class T, bool kSolveOnly, bool kMaterial = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
@@ -609,15 +641,13 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
                           : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial>,
                 32 * W, smem, L};
     }
-    if constexpr (!kMaterial && kVarTwoTiles<T, c> && c <= kSharedAlphaMaxChunk &&
-                  (kSharedAlphaTilesY<T> || kSharedAlphaTilesZ<T, kSolveOnly>)) {
+    if constexpr (!kMaterial && kVarTwoTiles<T, c> && c <= kSharedAlphaMaxChunk) {
       constexpr int L2 = kYZLines<T>;
       const std::size_t smem = yz_var_smem_bytes<T, L2, c, kSolveOnly, 2, false, true>(n);
       if (smem <= smem_limit) {
-        if constexpr (kSharedAlphaTilesZ<T, kSolveOnly>)
-          if (axis == 2)
-            return {yz_var_kernel<T, L2, c, 2, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
-                    32 * kVarTwoTileWarps<T>, smem, L2};
+        if (axis == 2)
+          return {yz_var_kernel<T, L2, c, 2, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
+                  32 * kVarTwoTileWarps<T>, smem, L2};
         if constexpr (kSharedAlphaTilesY<T>)
           if (axis == 1)
             return {yz_var_kernel<T, L2, c, 1, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
