@@ -187,11 +187,15 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 // nodes), else 7 (float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the
 // registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), the
 // most whose slots fit the longest lines of the chunk: 10 (float, up to 546 nodes), 9
-// (double, up to 290), else 7.
+// (double, up to 290), 4 (double, up to 546), else 7. (512^3 double, H100, bench gpu:
+// with 4 lines the step formed its rhs in the x pass, 5.59 -> 4.93 ms, and the alpha
+// stencil took the planes kernel, 1.338 -> 1.292, where the longer lines had taken the
+// two kernels and the shuffle stencil.)
 template <class T, int C, bool kMaterial>
 constexpr int var_x_lines() {
   if constexpr (kMaterial) return sizeof(T) == 4 && C <= 17 ? 15 : 7;
-  return sizeof(T) == 4 && C <= 17 ? 10 : sizeof(T) == 8 && C <= 9 ? 9 : 7;
+  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 4 : 7;
+  return C <= 17 ? 10 : 7;
 }
 
 // Persistent blocks (gridDim.x of them): each takes its turns of the aligned tasks
@@ -363,7 +367,7 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
 // is one, else from alpha), dt (A u + f) into d, solved along x (kSolve; tau) or not; false
 // elsewhere (rows of u not whole 16-byte units, unaligned arrays, lines the warp solve
 // does not take, slots beyond shared memory: by index, double lines of more than 546
-// nodes; from alpha, float lines of more than 674, double of more than 290).
+// nodes; from alpha, float lines of more than 674, double of more than 546).
 template <class T, bool kSolve>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
                   const DeviceLimits& limits, cudaStream_t s) {

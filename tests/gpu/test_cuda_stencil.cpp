@@ -99,11 +99,9 @@ TYPED_TEST(CudaStencil, PlanesMatchesCpu) {
         for (bool source : {false, true}) {
           ASSERT_LE(this->compare(StencilVariant::planes, n, bc, field > 0, source, T(0.5), field == 2), tolerance<T>())
               << describe(bc, n, field > 0) << (field == 2 ? " by material" : "") << (source ? " with source" : "");
-          if (field == 0 || n[0] <= 130) {  // longer double rows of alpha do not fit the slots
-            EXPECT_EQ(last_stencil_variant(*this->gpu_),
-                      bulk_copy_kernels_usable(*this->gpu_) ? StencilVariant::planes : StencilVariant::shuffle)
-                << describe(bc, n, field > 0);
-          }
+          EXPECT_EQ(last_stencil_variant(*this->gpu_),
+                    bulk_copy_kernels_usable(*this->gpu_) ? StencilVariant::planes : StencilVariant::shuffle)
+              << describe(bc, n, field > 0);
         }
 }
 
