@@ -187,14 +187,15 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 // nodes), else 7 (float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the
 // registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), the
 // most whose slots fit the longest lines of the chunk: 10 (float, up to 546 nodes), 9
-// (double, up to 290), 4 (double, up to 546), else 7. (512^3 double, H100, bench gpu:
-// with 4 lines the step formed its rhs in the x pass, 5.59 -> 4.93 ms, and the alpha
-// stencil took the planes kernel, 1.338 -> 1.292, where the longer lines had taken the
-// two kernels and the shuffle stencil.)
+// (double, up to 290), 4 (double, up to 546), 3 (double, up to 674), else 7. (512^3
+// double, H100, bench gpu, A/B in one run: with 4 lines the step formed its rhs in the x
+// pass, 5.64 -> 4.90 ms, and the alpha stencil took the planes kernel, 1.35 -> 1.29,
+// where those lines had taken the two kernels and the shuffle stencil; 640^3 with 3, the
+// step 12.99 -> 12.40 ms.)
 template <class T, int C, bool kMaterial>
 constexpr int var_x_lines() {
   if constexpr (kMaterial) return sizeof(T) == 4 && C <= 17 ? 15 : 7;
-  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 4 : 7;
+  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 4 : C <= 21 ? 3 : 7;
   return C <= 17 ? 10 : 7;
 }
 
@@ -396,7 +397,10 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
     return with_chunk_cap(cap, [&](auto C) {
       constexpr int c = C.value;
       constexpr int L = var_x_lines<T, c, kMaterial>();
-      if constexpr (var_x_fits<T, L, c, kMaterial>())
+      // The planes stencil (no solve) of 3 line warps ran slower than the shuffle stencil
+      // (640^3 double, H100, bench gpu: 2.935 against 2.617 ms), while the x pass of 3 took
+      // the step 12.99 -> 12.40 ms; of 4 (512^3) both gained (var_x_lines).
+      if constexpr (var_x_fits<T, L, c, kMaterial>() && (kSolve || L >= 4))
         return launch_var_x_lines<T, L, c, kMaterial, kSolve>(a, device, limits, s);
       else
         return false;
