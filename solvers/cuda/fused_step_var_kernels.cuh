@@ -336,19 +336,25 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   const int col = tid % L, row0 = tid / L;
   const std::size_t row_stride = kAxis == 1 ? static_cast<std::size_t>(nx) : nxy;
   const std::size_t sweep = RS * row_stride;
-  // Offset of (node row0, column col) of tile t (row 0: the line's node 0).
-  auto offset = [&](int t, bool& ok) -> std::size_t {
-    const int i = (t % tiles_i) * L + col;
+  // Offset of (node r0, column c) of tile t (row 0: the line's node 0); offset: of this
+  // thread's (row0, col).
+  auto offset_at = [&](int t, int c, int r0, bool& ok) -> std::size_t {
+    const int i = (t % tiles_i) * L + c;
     const std::size_t o = o_first + t / tiles_i;
     ok = i >= i_first && i <= i_last;
-    return i + (kAxis == 1 ? nxy * o : nx * o) + row0 * row_stride;
+    return i + (kAxis == 1 ? nxy * o : nx * o) + r0 * row_stride;
   };
-  // A column past the grid (not ok) copies zeros, its source held at base (read nothing).
-  auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows) {
+  auto offset = [&](int t, bool& ok) { return offset_at(t, col, row0, ok); };
+  // Column c's rows r0, r0 + rs, ... below rows, from p0 (node r0) on: a column past the
+  // grid (not ok) copies zeros, its source held at base (read nothing).
+  auto copy_rows_at = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows, int c, int r0, int rs) {
     const T* src = ok ? base + p0 : base;
-    const std::size_t step = ok ? sweep : 0;
-    dst += row0 * P + col;
-    for (int r = row0; r < rows; r += RS, src += step, dst += RS * P) cp_async<sizeof(T)>(dst, src, ok);
+    const std::size_t step = ok ? rs * row_stride : 0;
+    dst += r0 * P + c;
+    for (int r = r0; r < rows; r += rs, src += step, dst += rs * P) cp_async<sizeof(T)>(dst, src, ok);
+  };
+  auto copy_rows = [&](const T* base, T* dst, std::size_t p0, bool ok, int rows) {
+    copy_rows_at(base, dst, p0, ok, rows, col, row0, RS);
   };
 
   const int warp = tid / 32, lane = tid & 31;
@@ -393,13 +399,9 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   // tile a line at a time (the shared alpha tile's groups, below).
   auto copy_alpha_part = [&](int t, int s) {
     const int pcol = (tid % W) * LPW + s, prow0 = tid / W;
-    const int i = (t % tiles_i) * L + pcol;
-    const std::size_t o = o_first + t / tiles_i;
-    const bool ok = i >= i_first && i <= i_last;
-    const T* src = ok ? a.alpha + i + (kAxis == 1 ? nxy * o : nx * o) + prow0 * row_stride : a.alpha;
-    const std::size_t step = ok ? 32 * row_stride : 0;
-    T* dst = alpha_tile(0) + prow0 * P + pcol;
-    for (int r = prow0; r < n; r += 32, src += step, dst += 32 * P) cp_async<sizeof(T)>(dst, src, ok);
+    bool ok;
+    const std::size_t p0 = offset_at(t, pcol, prow0, ok);
+    copy_rows_at(a.alpha, alpha_tile(0), p0, ok, n, pcol, prow0, 32);
   };
   auto copy_tile = [&](int t, int b) {
     copy_data(t, b);

@@ -191,11 +191,12 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 // double, H100, bench gpu, A/B in one run: with 4 lines the step formed its rhs in the x
 // pass, 5.64 -> 4.90 ms, and the alpha stencil took the planes kernel, 1.35 -> 1.29,
 // where those lines had taken the two kernels and the shuffle stencil; 640^3 with 3, the
-// step 12.99 -> 12.40 ms.)
-template <class T, int C, bool kMaterial>
+// step 12.99 -> 12.40 ms.) 0: none; so for the planes stencil (kSolve false) of 3, which
+// ran slower than the shuffle stencil (640^3 double: 2.935 against 2.617 ms).
+template <class T, int C, bool kMaterial, bool kSolve>
 constexpr int var_x_lines() {
   if constexpr (kMaterial) return sizeof(T) == 4 && C <= 17 ? 15 : 7;
-  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 4 : C <= 21 ? 3 : 7;
+  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 4 : C <= 21 ? (kSolve ? 3 : 0) : 7;
   return C <= 17 ? 10 : 7;
 }
 
@@ -396,11 +397,8 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
     constexpr bool kMaterial = decltype(kind)::value;
     return with_chunk_cap(cap, [&](auto C) {
       constexpr int c = C.value;
-      constexpr int L = var_x_lines<T, c, kMaterial>();
-      // The planes stencil (no solve) of 3 line warps ran slower than the shuffle stencil
-      // (640^3 double, H100, bench gpu: 2.935 against 2.617 ms), while the x pass of 3 took
-      // the step 12.99 -> 12.40 ms; of 4 (512^3) both gained (var_x_lines).
-      if constexpr (var_x_fits<T, L, c, kMaterial>() && (kSolve || L >= 4))
+      constexpr int L = var_x_lines<T, c, kMaterial, kSolve>();
+      if constexpr (L > 0 && var_x_fits<T, L, c, kMaterial>())
         return launch_var_x_lines<T, L, c, kMaterial, kSolve>(a, device, limits, s);
       else
         return false;
