@@ -269,14 +269,21 @@ template <class T>
 using PassKernel = void (*)(fused::PassArgs<T>);
 
 // Two tile buffers per block (the next tile's copy in flight during the solve) for float
-// y and z lines of 290 to 546 nodes (fused::kTwoTileShape); the others measured the same or slower with them
-// (fused_step_kernels.cuh), and their kernels are not compiled. Their warps solve two
+// y and z lines of 290 to 802 nodes and double lines of 547 to 802 where they fit
+// (fused::kTwoTileShape, yz_tile_buffers); the others measured the same or slower with
+// them (fused_step_kernels.cuh), and their kernels are not compiled. Their warps solve two
 // lines at once (yz_pass_kernel's K: the chains interleave, the factors serve both), and
 // the z pass keeps 16 loads of u in flight per thread (one block per SM: no other block
 // hides their latency). 512^3 float on an H100 (adi3d_fused_tune --passes, 2026-11-24): y
 // 0.398 against 0.410 ms a line at a time; z 0.596 against 0.631 with one buffer (the
 // choice before), 0.634 with two and 8 loads, 0.602 with 32. The z pass with one buffer
-// and the double passes measured slower two lines at a time.
+// and the double passes of 512^3 measured slower two lines at a time. Lines of 547-802
+// nodes had one buffer, in one block per SM (float: of 16 warps, by registers), its copy,
+// solve and stores one after another: with two (H100, 2026-11-24, A/B in one run), the float step
+// at 640^3 3.32 -> 2.96 ms (73 -> 82% of the 7-array floor, bench adi scaling), at 768^3
+// 5.39 -> 4.87 (78 -> 86%); the double step at 640^3 6.34 -> 5.97 ms (bench gpu). Double
+// warps too solve two lines at once there (per kernel, ncu): 640^3 the same as one at a
+// time (y 1.53, z 2.83 ms), 768^3 y 3.33 -> 3.10, z 4.52 -> 4.42 (one buffer: 3.39, 4.67).
 constexpr int kTwoTilesUpdateLoads = 16;
 
 // Lines per tile and threads per block of the y and z passes: rows of 128 bytes
@@ -294,8 +301,9 @@ constexpr int kTwoTilesUpdateLoads = 16;
 template <class T, int C>
 constexpr int kTileLines = sizeof(T) == 8 && C == 17 ? 32 : fused::kYZLines<T>;
 template <class T, int C, int kAxis, int NB>
-constexpr int kTileThreads =
-    sizeof(T) == 4 ? (C > 17 ? 512 : NB == 2 ? fused::kTwoTileThreads : 256) : (C == 17 && kAxis == 2 ? 512 : 256);
+constexpr int kTileThreads = NB == 2           ? fused::kTwoTileThreads<T>
+                             : sizeof(T) == 4 ? (C > 17 ? 512 : 256)
+                                              : (C == 17 && kAxis == 2 ? 512 : 256);
 template <class T, int C>
 int tile_threads(int axis, int tiles) {
   if (tiles == 2) return axis == 1 ? kTileThreads<T, C, 1, 2> : kTileThreads<T, C, 2, 2>;
@@ -322,8 +330,8 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
   constexpr int L = kTileLines<T, C>;
   if constexpr (fused::kTwoTileShape<T, C>)
     if (tiles == 2)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce>
-                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce,
+      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce>
+                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce,
                                                kTwoTilesUpdateLoads>;
   return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>>
                    : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>>;

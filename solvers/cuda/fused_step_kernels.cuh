@@ -523,18 +523,21 @@ std::size_t yz_pass_smem_bytes(int n) {
   return (first_tile + tile + 3 * 32 * C) * sizeof(T);
 }
 // Chunk capacities whose lines may take two tile buffers: 2 x 32 x 33 rows of 128 bytes
-// exceed an SM's shared memory (the kernels of the others are not compiled).
+// exceed an SM's shared memory (the kernels of the others are not compiled); double
+// lines of 771-802 nodes (C = 25) keep one (the launches check the fit).
 template <int C>
 constexpr bool yz_two_tiles_possible() {
-  return C <= 17;
+  return C <= 25;
 }
 
-// The tile shape of float y and z lines of 290-546 nodes (C = 17), fused passes and plain
-// solves alike: two buffers, blocks of kTwoTileThreads threads, warps solving
-// kTwoTileLinesAtOnce lines at once (fused_step.cu has the measurements).
+// The tile shape of float y and z lines of 290-802 nodes (C = 17, 21, 25) and double lines
+// of 547-802 (C = 21, 25) where two buffers fit: blocks of kTwoTileThreads threads, warps
+// solving kTwoTileLinesAtOnce lines at once (fused_step.cu has the measurements; the plain
+// solves take it where it gains: line_solve_warp.cu).
 template <class T, int C>
-constexpr bool kTwoTileShape = sizeof(T) == 4 && C == 17;
-constexpr int kTwoTileThreads = 512;
+constexpr bool kTwoTileShape = (sizeof(T) == 4 ? C >= 17 : C >= 21) && C <= 25;
+template <class T>
+constexpr int kTwoTileThreads = sizeof(T) == 4 ? 512 : 256;
 constexpr int kTwoTileLinesAtOnce = 2;
 
 // Blocks per SM the register budget is cut for (the tiles of n = 512 allow 3 in float with

@@ -27,37 +27,51 @@ using SolveKernel = void (*)(fused::SolveArgs<T>);
 
 // The plain-solve kernel for lines along axis and chunk capacity cap, its dynamic shared
 // memory for lines of n nodes and its threads per block. The y/z tiles take one buffer
-// of 8 warps, but float lines of 290-546 nodes (C = 17) take the fused step's float y/z
-// shape (fused::kTwoTileShape): two buffers (the next tile's copy in flight), 16 warps,
-// two lines per warp solve. Two buffers alone ran the same as one within the spread of
-// H100 runs at 512^3 (float y 0.423-0.457 ms against 0.428) and slower at 256^3 (0.069
-// against 0.064, C = 9: not taken there).
+// of 8 warps, but some take the fused step's two-buffer shape (fused::kTwoTileShape: the
+// next tile's copy in flight; 16 warps in float, 8 in double, two lines per warp solve)
+// where it gains (kPlainTwoTiles): float lines of 290-546 nodes (C = 17; two buffers of
+// 8 warps alone ran the same as one within the spread of H100 runs at 512^3, float y
+// 0.423-0.457 ms against 0.428, and slower at 256^3, 0.069 against 0.064 with C = 9),
+// double lines of 547-802 (640^3, H100, bench gpu: y 1.683 -> 1.530 ms, z 1.902 -> 1.795),
+// not float lines of 547-802 (two blocks of one buffer per SM: y 0.814, z 0.930 ms; two
+// buffers 0.816, 0.951).
+template <class T, int C>
+constexpr bool kPlainTwoTiles = fused::kTwoTileShape<T, C> && (sizeof(T) == 8 || C == 17);
+// tiles: the y/z tile buffers (tile_buffers).
 template <class T>
-SolveKernel<T> solve_kernel(int axis, int cap) {
+SolveKernel<T> solve_kernel(int axis, int cap, int tiles) {
   constexpr int L = fused::kYZLines<T>;
   return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
     constexpr int c = C.value;
     if (axis == 0) return fused::x_line_kernel<T, c>;
-    if constexpr (fused::kTwoTileShape<T, c>)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce>
-                       : fused::yz_pass_kernel<T, L, c, 2, true, 2, fused::kTwoTileThreads, fused::kTwoTileLinesAtOnce>;
-    else
-      return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
+    if constexpr (kPlainTwoTiles<T, c>)
+      if (tiles == 2)
+        return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce>
+                         : fused::yz_pass_kernel<T, L, c, 2, true, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce>;
+    return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
   });
 }
 template <class T>
-std::size_t solve_smem_bytes(int axis, int cap, int n) {
+std::size_t solve_smem_bytes(int axis, int cap, int n, int tiles) {
   return fused::with_chunk_cap(cap, [&](auto C) {
     constexpr int c = C.value;
     if (axis == 0) return fused::x_line_smem_bytes<T, c>();
-    return fused::kTwoTileShape<T, c> ? fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c, 2>(n)
-                                : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c>(n);
+    return kPlainTwoTiles<T, c> && tiles == 2 ? fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c, 2>(n)
+                                              : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c>(n);
   });
 }
 template <class T>
-int solve_threads(int axis, int cap) {
-  return fused::with_chunk_cap(
-      cap, [&](auto C) { return axis != 0 && fused::kTwoTileShape<T, C.value> ? fused::kTwoTileThreads : 256; });
+int solve_threads(int axis, int cap, int tiles) {
+  return fused::with_chunk_cap(cap, [&](auto C) {
+    return axis != 0 && kPlainTwoTiles<T, C.value> && tiles == 2 ? fused::kTwoTileThreads<T> : 256;
+  });
+}
+// Tile buffers of the y/z lines of n nodes (2 where kPlainTwoTiles and their shared memory
+// fits in optin bytes: double lines of 771-802 nodes keep one), or 1 (x lines too).
+template <class T>
+int tile_buffers(int axis, int cap, int n, std::size_t optin) {
+  const bool two = fused::with_chunk_cap(cap, [&](auto C) { return axis != 0 && kPlainTwoTiles<T, C.value>; });
+  return two && solve_smem_bytes<T>(axis, cap, n, 2) <= optin ? 2 : 1;
 }
 
 // Whether the kernel's shared memory fits the device, and the blocks of `threads` the
@@ -108,9 +122,11 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, T(0), {}};
-  f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3);
-  const auto [fits, resident] = fit_launch(solve_kernel<T>(axis, cap), f.smem, device, solve_threads<T>(axis, cap));
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, 1, T(0), {}};
+  f.tiles = tile_buffers<T>(axis, cap, last - first + 3, static_cast<std::size_t>(fused::device_limits(device).optin));
+  f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3, f.tiles);
+  const auto [fits, resident] =
+      fit_launch(solve_kernel<T>(axis, cap, f.tiles), f.smem, device, solve_threads<T>(axis, cap, f.tiles));
   f.fit = {fits, resident};
   if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
@@ -174,7 +190,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.s = f.s;
   const long long work = axis == 0 ? fused::XLines(args).warp_blocks() : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
   const int blocks = static_cast<int>(std::min<long long>(work, f.fit.resident_blocks));
-  launch_tiles(solve_kernel<T>(axis, cap), args, blocks, f.smem, stream, solve_threads<T>(axis, cap));
+  launch_tiles(solve_kernel<T>(axis, cap, f.tiles), args, blocks, f.smem, stream, solve_threads<T>(axis, cap, f.tiles));
   return true;
 }
 

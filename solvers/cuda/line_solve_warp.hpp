@@ -64,6 +64,7 @@ class WarpLineSolve {
     T tau, alpha, inv_h2;
     Fit fit;
     std::size_t smem;  // dynamic shared memory per block
+    int tiles;         // y/z tile buffers per block
     T s;               // -a of the interior rows
     Array<T> values;   // the warp solve's alpha, Gf, Gb (3 x 32 cap)
   };

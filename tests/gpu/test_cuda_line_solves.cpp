@@ -7,6 +7,10 @@
 // axes, variable alpha, odd and tiny sizes.
 #include "gpu_test_support.hpp"
 
+#include <array>
+#include <iterator>
+#include <vector>
+
 namespace adi3d::test {
 namespace {
 
@@ -225,24 +229,30 @@ TYPED_TEST(CudaLineSolve, YZTilesMatchCpu) {
       }
 }
 
-// Alpha-field lines of 130 to 546 nodes take two tile buffers, the next tile's copy in
-// flight while the block solves and stores the current one: grids of more tiles than the
-// device holds blocks (one per SM), so that blocks cycle through both buffers; Dirichlet
-// line ends (whose stores start a row past the copies) and Neumann ends.
-TYPED_TEST(CudaLineSolve, YZFieldTilesCycleTwoBuffers) {
+// Two tile buffers, the next tile's copy in flight while the block solves and stores the
+// current one: alpha-field lines of 130 to 546 nodes; constant alpha, float lines of 290
+// to 546 nodes and double lines of 547 to 770 (chunks of 21 and 25 rows; lines of 300,
+// 600 and 760 here, the others of one buffer); grids of more tiles than the device holds
+// blocks (one per SM), so that blocks cycle through both buffers; Dirichlet line ends
+// (whose stores start a row past the copies) and Neumann ends.
+TYPED_TEST(CudaLineSolve, YZTilesCycleTwoBuffers) {
   using B = BoundaryKind;
   set_cuda_policy(*this->gpu_, with_yz_tiles(true));
-  for (int axis = 1; axis < 3; ++axis)
-    for (B ends : {B::dirichlet, B::neumann})
-      for (std::array<int, 3> n : {std::array<int, 3>{5, 140, 140}, std::array<int, 3>{20, 300, 150}}) {
-        if (quick_mode() && n[0] > 5) continue;
-        if (axis == 2) std::swap(n[1], n[2]);
-        B kinds[3] = {B::dirichlet, B::dirichlet, B::dirichlet};
-        kinds[axis] = ends;
-        const BoundarySpec bc = boundary_mix(kinds[0], kinds[1], kinds[2]);
-        ASSERT_LE(this->compare(axis, n, bc, true), tolerance<TypeParam>())
-            << "axis " << axis << " " << describe(bc, n, true);
-      }
+  const std::array<int, 3> field_grids[] = {{5, 140, 140}, {20, 300, 150}};
+  const std::array<int, 3> constant_grids[] = {{160, 300, 40}, {160, 600, 40}, {160, 760, 40}};
+  for (bool field : {true, false})
+    for (int axis = 1; axis < 3; ++axis)
+      for (B ends : {B::dirichlet, B::neumann})
+        for (std::array<int, 3> n : field ? std::vector(std::begin(field_grids), std::end(field_grids))
+                                          : std::vector(std::begin(constant_grids), std::end(constant_grids))) {
+          if (quick_mode() && n[0] > 5) continue;
+          if (axis == 2) std::swap(n[1], n[2]);
+          B kinds[3] = {B::dirichlet, B::dirichlet, B::dirichlet};
+          kinds[axis] = ends;
+          const BoundarySpec bc = boundary_mix(kinds[0], kinds[1], kinds[2]);
+          ASSERT_LE(this->compare(axis, n, bc, field), tolerance<TypeParam>())
+              << "axis " << axis << " " << describe(bc, n, field);
+        }
 }
 
 // Lines of two nodes with the default kernels (a warp per line along every axis): no

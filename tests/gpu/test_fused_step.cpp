@@ -218,6 +218,26 @@ TYPED_TEST(FusedStep, VariableXPassMatchesStencilAndSolve) {
     }
 }
 
+// The y and z passes' two tile buffers, the next tile's copy in flight while the block
+// solves and stores the current one (float lines of 290 to 802 nodes, double lines of
+// 547 to 770: chunks of 17, 21 and 25 rows; lines of 300 in double take one buffer):
+// grids of more tiles than a GPU of 132 SMs holds blocks (one each), so that blocks cycle
+// through both buffers.
+TYPED_TEST(FusedStep, LongLineTilesCycleTwoBuffers) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  for (const int m : {300, 600, 760})
+    for (int axis = 1; axis < 3; ++axis) {
+      std::array<int, 3> n{160, 40, 40};
+      n[axis] = m;
+      if (too_big_for_quick(n)) continue;
+      SCOPED_TRACE(describe(bc, n, false));
+      this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
+                                   static_cast<T>(1e-3));
+    }
+}
+
 TYPED_TEST(FusedStep, MatchesUnfusedStronglyCoupled) {
   using T = TypeParam;
   const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
