@@ -249,9 +249,9 @@ constexpr int kXWideFrom = 512;
 template <class T, int C>
 constexpr bool kXWideBuilt = sizeof(T) == 4 && C == 17;
 // Double x lines of 803-1058 nodes (C = 33), whose blocks of 4 lines do not fit in
-// shared memory, take blocks of 2 lines: one block of 3 warps per SM, where the 1024^3
+// shared memory, take blocks of 3 lines: one block of 4 warps per SM, where the 1024^3
 // double step otherwise ran its x pass in the fallback kernel (a thread per line).
-constexpr int kXNarrowLines = 2;
+constexpr int kXNarrowLines = 3;
 template <class T, int C>
 constexpr bool kXNarrowBuilt = sizeof(T) == 8 && C == 33;
 // bulk_lines: lines per block of the bulk x pass, 0 for the cp.async x pass.

@@ -21,7 +21,7 @@ namespace {
 // rows per lane, on every axis; 802 nodes fill the 25-row chunks exactly), x-pass blocks
 // that march through several planes (129^3, 10x1000x12: the ring of plane slots wraps), x
 // rows of 512 floats (blocks of 16 x lines, the last partial), x rows of 1000 doubles
-// (blocks of 2 lines), y and z lines of 291-546
+// (blocks of 3 lines, the last partial), y and z lines of 291-546
 // nodes (tiles of 16 warps; double: of 32 lines, partial in x), y and z lines of 130-546
 // nodes in more tiles than the device holds blocks (the alpha-field passes' two tile
 // buffers, taken in turn), y and z lines of 600-1000 nodes (float: tiles of 16 warps;
