@@ -25,53 +25,42 @@ namespace {
 template <class T>
 using SolveKernel = void (*)(fused::SolveArgs<T>);
 
-// The plain-solve kernel for lines along axis and chunk capacity cap, its dynamic shared
-// memory for lines of n nodes and its threads per block. The y/z tiles take one buffer
-// of 8 warps, but some take the fused step's two-buffer shape (fused::kTwoTileShape: the
-// next tile's copy in flight; 16 warps in float, 8 in double, two lines per warp solve)
-// where it gains (kPlainTwoTiles): float lines of 290-546 nodes (C = 17; two buffers of
-// 8 warps alone ran the same as one within the spread of H100 runs at 512^3, float y
-// 0.423-0.457 ms against 0.428, and slower at 256^3, 0.069 against 0.064 with C = 9),
-// double lines of 547-802 (640^3, H100, bench gpu: y 1.683 -> 1.530 ms, z 1.902 -> 1.795),
-// not float lines of 547-802 (two blocks of one buffer per SM: y 0.814, z 0.930 ms; two
-// buffers 0.816, 0.951).
+// The plain-solve kernel for lines along axis, chunk capacity cap and n nodes (counting
+// the end nodes), its threads per block and its dynamic shared memory. The y/z tiles take
+// one buffer of 8 warps, but some take the fused step's two-buffer shape
+// (fused::kTwoTileShape: the next tile's copy in flight; 16 warps in float, 8 in double,
+// two lines per warp solve) where it gains (kPlainTwoTiles) and fits in optin bytes
+// (double lines of 771-802 nodes keep one buffer): float lines of 290-546 nodes (C = 17;
+// two buffers of 8 warps alone ran the same as one within the spread of H100 runs at
+// 512^3, float y 0.423-0.457 ms against 0.428, and slower at 256^3, 0.069 against 0.064
+// with C = 9), double lines of 547-802 (640^3, H100, bench gpu: y 1.683 -> 1.530 ms, z
+// 1.902 -> 1.795), not float lines of 547-802 (two blocks of one buffer per SM: y 0.814,
+// z 0.930 ms; two buffers 0.816, 0.951).
 template <class T, int C>
 constexpr bool kPlainTwoTiles = fused::kTwoTileShape<T, C> && (sizeof(T) == 8 || C == 17);
-// tiles: the y/z tile buffers (tile_buffers).
 template <class T>
-SolveKernel<T> solve_kernel(int axis, int cap, int tiles) {
+struct SolveLaunch {
+  SolveKernel<T> kernel;
+  int threads;
+  std::size_t smem;
+};
+template <class T>
+SolveLaunch<T> solve_launch(int axis, int cap, int n, std::size_t optin) {
   constexpr int L = fused::kYZLines<T>;
-  return fused::with_chunk_cap(cap, [&](auto C) -> SolveKernel<T> {
+  return fused::with_chunk_cap(cap, [&](auto C) -> SolveLaunch<T> {
     constexpr int c = C.value;
-    if (axis == 0) return fused::x_line_kernel<T, c>;
-    if constexpr (kPlainTwoTiles<T, c>)
-      if (tiles == 2)
-        return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce>
-                         : fused::yz_pass_kernel<T, L, c, 2, true, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce>;
-    return axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>;
+    if (axis == 0) return {fused::x_line_kernel<T, c>, 256, fused::x_line_smem_bytes<T, c>()};
+    if constexpr (kPlainTwoTiles<T, c>) {
+      const std::size_t smem = fused::yz_pass_smem_bytes<T, L, c, 2>(n);
+      constexpr int kThreads = fused::kTwoTileThreads<T>, K = fused::kTwoTileLinesAtOnce;
+      if (smem <= optin)
+        return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, kThreads, K>
+                          : fused::yz_pass_kernel<T, L, c, 2, true, 2, kThreads, K>,
+                kThreads, smem};
+    }
+    return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>, 256,
+            fused::yz_pass_smem_bytes<T, L, c>(n)};
   });
-}
-template <class T>
-std::size_t solve_smem_bytes(int axis, int cap, int n, int tiles) {
-  return fused::with_chunk_cap(cap, [&](auto C) {
-    constexpr int c = C.value;
-    if (axis == 0) return fused::x_line_smem_bytes<T, c>();
-    return kPlainTwoTiles<T, c> && tiles == 2 ? fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c, 2>(n)
-                                              : fused::yz_pass_smem_bytes<T, fused::kYZLines<T>, c>(n);
-  });
-}
-template <class T>
-int solve_threads(int axis, int cap, int tiles) {
-  return fused::with_chunk_cap(cap, [&](auto C) {
-    return axis != 0 && kPlainTwoTiles<T, C.value> && tiles == 2 ? fused::kTwoTileThreads<T> : 256;
-  });
-}
-// Tile buffers of the y/z lines of n nodes (2 where kPlainTwoTiles and their shared memory
-// fits in optin bytes: double lines of 771-802 nodes keep one), or 1 (x lines too).
-template <class T>
-int tile_buffers(int axis, int cap, int n, std::size_t optin) {
-  const bool two = fused::with_chunk_cap(cap, [&](auto C) { return axis != 0 && kPlainTwoTiles<T, C.value>; });
-  return two && solve_smem_bytes<T>(axis, cap, n, 2) <= optin ? 2 : 1;
 }
 
 // Whether the kernel's shared memory fits the device, and the blocks of `threads` the
@@ -122,11 +111,11 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0}, 0, 1, T(0), {}};
-  f.tiles = tile_buffers<T>(axis, cap, last - first + 3, static_cast<std::size_t>(fused::device_limits(device).optin));
-  f.smem = solve_smem_bytes<T>(axis, cap, last - first + 3, f.tiles);
-  const auto [fits, resident] =
-      fit_launch(solve_kernel<T>(axis, cap, f.tiles), f.smem, device, solve_threads<T>(axis, cap, f.tiles));
+  const SolveLaunch<T> launch =
+      solve_launch<T>(axis, cap, last - first + 3, static_cast<std::size_t>(fused::device_limits(device).optin));
+  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0},
+            launch.kernel, launch.threads, launch.smem, T(0), {}};
+  const auto [fits, resident] = fit_launch(f.kernel, f.smem, device, f.threads);
   f.fit = {fits, resident};
   if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
@@ -190,7 +179,7 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   args.s = f.s;
   const long long work = axis == 0 ? fused::XLines(args).warp_blocks() : tile_count(span, axis, fused::kYZLines<T>, op.n[0]);
   const int blocks = static_cast<int>(std::min<long long>(work, f.fit.resident_blocks));
-  launch_tiles(solve_kernel<T>(axis, cap, f.tiles), args, blocks, f.smem, stream, solve_threads<T>(axis, cap, f.tiles));
+  launch_tiles(f.kernel, args, blocks, f.smem, stream, f.threads);
   return true;
 }
 

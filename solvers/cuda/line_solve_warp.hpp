@@ -13,6 +13,8 @@ namespace adi3d::cuda {
 
 namespace fused {
 template <class T>
+struct SolveArgs;  // fused_step_kernels.cuh
+template <class T>
 struct VarSolveArgs;  // fused_step_var_kernels.cuh
 }  // namespace fused
 
@@ -63,8 +65,9 @@ class WarpLineSolve {
     BoundaryKind lo, hi;
     T tau, alpha, inv_h2;
     Fit fit;
+    void (*kernel)(fused::SolveArgs<T>);
+    int threads;
     std::size_t smem;  // dynamic shared memory per block
-    int tiles;         // y/z tile buffers per block
     T s;               // -a of the interior rows
     Array<T> values;   // the warp solve's alpha, Gf, Gb (3 x 32 cap)
   };
