@@ -192,16 +192,16 @@ __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, cons
 
 // rhs = dt (A u + f) on this lane's rows from v = A u: with a source, the line's f (from
 // f + row) passes through its staging row (nx values, node i at stage[i]; only line warps load it), whose
-// interior the warp may overwrite. Every lane of the warp, converged.
+// interior the warp may overwrite; v[q] takes f of node lane_node + q. Every lane of the warp, converged.
 template <class T, int C, bool kSource>
 __device__ __forceinline__ void finish_rhs_rows(T (&v)[C], T* stage, const T* f, std::size_t row, int nx, bool line,
-                                                T dt) {
+                                                T dt, int lane_node) {
   if (kSource) {
     const int lane = threadIdx.x & 31;
     if (line)
       for (int i = 1 + lane; i < nx - 1; i += 32) stage[i] = f[row + i];
     __syncwarp();
-    const T* mine = stage + 1 + lane * C;
+    const T* mine = stage + lane_node;
 #pragma unroll
     for (int q = 0; q < C; ++q) v[q] += mine[q];
   }
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     T v[C];
     apply_operator_rows<T, C>(v, sc, sn, ss, sm, sp, wx, wy, wz);
     __syncwarp();
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt);
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt, 1 + lane * C);
     warp_solve<T, C>(v, fac, a.s);
     T* out = stage + 1 + lane * C;
 #pragma unroll
@@ -367,7 +367,7 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   if (lane == 0) bulk_wait_read();
   __syncwarp();
   T* out = stage + 1 + lane * C;
-  finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt);
+  finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt, 1 + lane * C);
   warp_solve<T, C>(v, al, gf, gb, a.s);
 #pragma unroll
   for (int q = 0; q < C; ++q) out[q] = v[q];

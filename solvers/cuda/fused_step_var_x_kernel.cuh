@@ -53,7 +53,29 @@ struct VarXArgs {
   PlaneTasks tasks;  // the blocks' share of the (slab, plane) units
 };
 
+// The ring's slots of u, and of the coefficients one fewer: a plane's coefficients are
+// read for the last time while it is plane k (its faces above carry over to plane k+1),
+// its u while it is plane k-1, so plane p's coefficients may overwrite plane p-3's once
+// plane p-4's u is released (PlaneRing::claim). Two exceptions: a task's first plane is
+// read before (its faces, to the plane below the task's first solved one), so the last
+// task's last plane is released only after that; the block's first plane has no plane p-4,
+// so the fourth waits for the first's release itself.
+// The 26 KB this frees made room for a fifth line warp in double (lines of up to 520
+// nodes) and an eleventh in float.
 constexpr int kVarXSlots = 4;
+constexpr int kVarXCoefSlots = kVarXSlots - 1;
+
+// Values per slot row of u or alpha: a lane reads C + 1 values past its chunk's first node,
+// and a lane whose chunk lies past the line reads from the line's last node instead
+// (var_x_pass_kernel), so a row needs room for nx + C values, or for the 32 C + 2 of the
+// whole chunks where that is fewer (512-node rows in chunks of 17: 530 values, not 546).
+template <class T, int C>
+constexpr int var_x_row_stride(int nx) {
+  constexpr int V = 16 / sizeof(T);
+  const int past = (nx + C + V - 1) / V * V;
+  const int whole = x_row_stride<T, C>(nx);
+  return past < whole ? past : whole;
+}
 
 // A material slot row in shared memory: the index's row and room past it for the lanes'
 // word loads (SlotBytes: up to byte 32 C + 8 of a row), so that no lane reads into the
@@ -78,28 +100,39 @@ constexpr int kVarXTableSize = kMaxMaterials * kMaxMaterials;
 // row, and of the tables.
 template <class T, int C, bool kMaterial>
 constexpr int var_x_coef_stride(int nx, int material_pitch) {
-  return kMaterial ? var_x_material_stride<C>(material_pitch) : x_row_stride<T, C>(nx) * static_cast<int>(sizeof(T));
+  return kMaterial ? var_x_material_stride<C>(material_pitch) : var_x_row_stride<T, C>(nx) * static_cast<int>(sizeof(T));
 }
 template <class T, bool kMaterial>
 constexpr std::size_t kVarXTableBytes = kMaterial ? kVarXTables * kVarXTableSize * sizeof(T) : 0;
 
-// Shared memory: the face tables (kMaterial), NS coefficient slots of L+2 rows, NS slots of
-// u of L+2 rows of x_row_stride, L staging rows, the ring's 2 NS barriers.
+// Shared memory: the face tables (kMaterial), kVarXCoefSlots coefficient slots of L+2
+// rows, kVarXSlots slots of u of L+2 rows of var_x_row_stride, L staging rows, the ring's
+// 2 kVarXSlots barriers.
 template <class T, int L, int C, bool kMaterial>
 constexpr std::size_t var_x_smem_bytes(int nx, int material_pitch) {
   constexpr int NS = kVarXSlots;
   return kVarXTableBytes<T, kMaterial> +
-         static_cast<std::size_t>(NS) * (L + 2) * var_x_coef_stride<T, C, kMaterial>(nx, material_pitch) +
-         (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
+         static_cast<std::size_t>(kVarXCoefSlots) * (L + 2) * var_x_coef_stride<T, C, kMaterial>(nx, material_pitch) +
+         (static_cast<std::size_t>(NS) * (L + 2) + L) * var_x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
-// Whether the longest lines of chunk C fit the largest opt-in shared memory of a block
-// (227 KiB, sm_90); the kernels of those that do not are not built.
+// Whether lines of nx nodes fit the largest opt-in shared memory of a block (227 KiB,
+// sm_90). The kernels of blocks whose slots exceed it for the chunk's longest lines are not
+// built, but where var_x_lines_long takes those lines (then: for its shortest ones).
 template <class T, int L, int C, bool kMaterial>
-constexpr bool var_x_fits() {
-  constexpr int nx = 32 * C + 2;
+constexpr bool var_x_fits(int nx) {
   return var_x_smem_bytes<T, L, C, kMaterial>(
              nx, (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign) <= 227 * 1024;
+}
+// The shortest lines that take chunks of C rows (those of the next smaller capacity and 3
+// rows more).
+constexpr int chunk_shortest_line(int C) {
+  int shortest = 3;
+  for (int cap : kChunkCaps) {
+    if (cap == C) return shortest;
+    shortest = 32 * cap + 3;
+  }
+  return shortest;
 }
 
 // The face tables with rows of the materials in use (not kMaxMaterials): the lookups of a
@@ -186,18 +219,26 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 // 17-row chunks spilled). By index, 15 lines where the slots fit (float lines of up to 546
 // nodes), else 7 (float 512^3 with 7: x pass 0.66 -> 0.80 ms; the warps, not the
 // registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), the
-// most whose slots fit the longest lines of the chunk: 10 (float, up to 546 nodes), 9
-// (double, up to 290), 4 (double, up to 546), 3 (double, up to 674), else 7. (512^3
-// double, H100, bench gpu, A/B in one run: with 4 lines the step formed its rhs in the x
-// pass, 5.64 -> 4.90 ms, and the alpha stencil took the planes kernel, 1.35 -> 1.29,
-// where those lines had taken the two kernels and the shuffle stencil; 640^3 with 3, the
-// step 12.99 -> 12.40 ms.) 0: none; so for the planes stencil (kSolve false) of 3, which
-// ran slower than the shuffle stencil (640^3 double: 2.935 against 2.617 ms).
+// most whose slots fit: 11 (float, lines of up to 546 nodes), 9 (double, up to 290), 5
+// (double, up to 520; var_x_lines_long: 4 up to 546), 3 (double, up to 674), else 7
+// (float, up to 802). (512^3 double, H100, bench gpu, A/B in one run: with 4 lines the
+// step formed its rhs in the x pass, 5.64 -> 4.90 ms, and the alpha stencil took the
+// planes kernel, 1.35 -> 1.29, where those lines had taken the two kernels and the
+// shuffle stencil; 640^3 with 3, the step 12.99 -> 12.40 ms.) 0: none; so for the planes
+// stencil (kSolve false) of 3, which ran slower than the shuffle stencil (640^3 double:
+// 2.935 against 2.617 ms).
 template <class T, int C, bool kMaterial, bool kSolve>
 constexpr int var_x_lines() {
   if constexpr (kMaterial) return sizeof(T) == 4 && C <= 17 ? 15 : 7;
-  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 4 : C <= 21 ? (kSolve ? 3 : 0) : 7;
-  return C <= 17 ? 10 : 7;
+  if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 5 : C <= 21 ? (kSolve ? 3 : 0) : 7;
+  return C <= 17 ? 11 : 7;
+}
+// The lines per block where var_x_lines' slots exceed shared memory for the longest lines
+// of the chunk.
+template <class T, int C, bool kMaterial, bool kSolve>
+constexpr int var_x_lines_long() {
+  constexpr int L = var_x_lines<T, C, kMaterial, kSolve>();
+  return !kMaterial && sizeof(T) == 8 && C > 9 && C <= 17 ? L - 1 : L;
 }
 
 // Persistent blocks (gridDim.x of them): each takes its turns of the aligned tasks
@@ -208,7 +249,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const int stride = x_row_stride<T, C>(nx);
+  const int stride = var_x_row_stride<T, C>(nx);
   const int cstride = var_x_coef_stride<T, C, kMaterial>(nx, a.material_pitch);  // bytes
   const long long tasks = a.tasks.count();
   if (blockIdx.x >= tasks) return;
@@ -221,7 +262,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   // increments on the x faces).
   T* tables = reinterpret_cast<T*>(smem_raw);
   unsigned char* cslots = smem_raw + kVarXTableBytes<T, kMaterial>;
-  T* uslots = reinterpret_cast<T*>(cslots + static_cast<std::size_t>(NS) * (L + 2) * cstride);
+  T* uslots = reinterpret_cast<T*>(cslots + static_cast<std::size_t>(kVarXCoefSlots) * (L + 2) * cstride);
   T* stages = uslots + NS * (L + 2) * stride;
   auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
   PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, 0};
@@ -244,14 +285,17 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const unsigned crow_bytes = kMaterial ? static_cast<unsigned>(a.material_pitch) : row_bytes;
   const int lane_row = 1 + lane * C;    // this lane's first node
   const int lim = (nx - 2) - lane * C;  // rows of this lane's chunk inside the line
+  // Where the lane reads its rows: a chunk past the line (lim <= 0) reads the line's end,
+  // and discards what it makes, so that slot rows need no room for it (var_x_row_stride).
+  const int read_row = min(lane_row, nx - 1);
   T* stage = stages + warp * stride;
   const T* solve_x = tables + kSolveX * kVarXTableSize;
   const T h[3] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2]};
   const T tw = a.tau * a.inv_h2[0];
+  auto coef_slot = [&](int p) { return cslots + static_cast<std::size_t>((p - ring.first) % kVarXCoefSlots) * (L + 2) * cstride; };
   // This lane's first row of line warp + 1 in plane k's coefficient slot.
   auto cslot = [&](int k) {
-    return cslots + static_cast<std::size_t>(ring.slot_of(k)) * (L + 2) * cstride + (warp + 1) * cstride +
-           lane_row * (kMaterial ? 1 : static_cast<int>(sizeof(T)));
+    return coef_slot(k) + (warp + 1) * cstride + read_row * (kMaterial ? 1 : static_cast<int>(sizeof(T)));
   };
   auto aslot = [&](int k) { return reinterpret_cast<const T*>(cslot(k)); };
   int streamed = 0;  // planes through the ring so far
@@ -265,10 +309,13 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       if (lane == 0) {
         const int rows = min(L + 2, ny - (j0 - 1));
         for (int p = kb - 1; p <= ke; ++p) {
+          // The block's fourth plane takes the first plane's coefficient slot, which the
+          // claim (plane p-4 released) does not wait for: its release, as for later planes.
+          if (p - ring.first == kVarXCoefSlots) mbarrier_wait(ring.empty + ring.slot_of(p - kVarXCoefSlots), 0u);
           const int slot = ring.claim(p, rows * (row_bytes + crow_bytes));
           const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
           T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
-          unsigned char* cdst = cslots + static_cast<std::size_t>(slot) * (L + 2) * cstride;
+          unsigned char* cdst = coef_slot(p);
           for (int r = 0; r < rows; ++r) {
             bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes,
                       ring.full + slot);
@@ -283,7 +330,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
 
     const int j = j0 + warp;
     const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
-    auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + lane_row; };
+    auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + read_row; };
     ring.wait(kb - 1);
     ring.wait(kb);
     // The faces below the task's first plane's rows; then each plane's faces above
@@ -298,6 +345,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
 #pragma unroll
       for (int q = 0; q < C; ++q) z_face[q] = harmonic_mean_fast(below[q], here[q]) * h[2];
     }
+    // The last task's last plane, held until now: its release lets the producer put this
+    // task's fourth plane in the coefficient slot just read.
+    if (task != blockIdx.x) ring.release(kb - 2);
     for (int k = kb; k < ke; ++k) {
       ring.wait(k + 1);
       const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
@@ -317,9 +367,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       if (lane == 0) bulk_wait_read();
       __syncwarp();
       if (a.f)
-        finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt);
+        finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt, read_row);
       else
-        finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt);
+        finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt, read_row);
       if constexpr (kSolve)
         warp_solve_var<T, C>(
             v,
@@ -342,7 +392,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       }
     }
     ring.release(ke - 1);  // read for the last time by the task's last plane
-    ring.release(ke);
+    // Plane ke: released once the next task has made its z faces (its plane kb - 2).
   }
   if (warp < L && lane == 0) bulk_wait();
 }
@@ -369,7 +419,7 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
 // is one, else from alpha), dt (A u + f) into d, solved along x (kSolve; tau) or not; false
 // elsewhere (rows of u not whole 16-byte units, unaligned arrays, lines the warp solve
 // does not take, slots beyond shared memory: by index, double lines of more than 546
-// nodes; from alpha, float lines of more than 674, double of more than 546).
+// nodes; from alpha, float lines of more than 802, double of more than 674).
 template <class T, bool kSolve>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
                   const DeviceLimits& limits, cudaStream_t s) {
@@ -398,10 +448,14 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
     return with_chunk_cap(cap, [&](auto C) {
       constexpr int c = C.value;
       constexpr int L = var_x_lines<T, c, kMaterial, kSolve>();
-      if constexpr (L > 0 && var_x_fits<T, L, c, kMaterial>())
-        return launch_var_x_lines<T, L, c, kMaterial, kSolve>(a, device, limits, s);
-      else
-        return false;
+      constexpr int L_long = var_x_lines_long<T, c, kMaterial, kSolve>();
+      constexpr int longest = 32 * c + 2;
+      bool launched = false;
+      if constexpr (L > 0 && var_x_fits<T, L, c, kMaterial>(L_long != L ? chunk_shortest_line(c) : longest))
+        launched = launch_var_x_lines<T, L, c, kMaterial, kSolve>(a, device, limits, s);
+      if constexpr (L_long != L && var_x_fits<T, L_long, c, kMaterial>(longest))
+        if (!launched) launched = launch_var_x_lines<T, L_long, c, kMaterial, kSolve>(a, device, limits, s);
+      return launched;
     });
   };
   return material ? launch(std::true_type{}) : launch(std::false_type{});
