@@ -221,17 +221,21 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 // registers, hide the solve's chains). From alpha (4 bytes a node beside u, not 1), the
 // most whose slots fit: 11 (float, lines of up to 546 nodes), 9 (double, up to 290), 5
 // (double, up to 520; var_x_lines_long: 4 up to 546), 3 (double, up to 674), else 7
-// (float, up to 802). (512^3 double, H100, bench gpu, A/B in one run: with 4 lines the
-// step formed its rhs in the x pass, 5.64 -> 4.90 ms, and the alpha stencil took the
-// planes kernel, 1.35 -> 1.29, where those lines had taken the two kernels and the
-// shuffle stencil; 640^3 with 3, the step 12.99 -> 12.40 ms.) 0: none; so for the planes
-// stencil (kSolve false) of 3, which ran slower than the shuffle stencil (640^3 double:
-// 2.935 against 2.617 ms).
+// (float, up to 802). H100, bench gpu, A/B in one run:
+//  - 512^3 double, the one kernel of 4 lines against the two kernels: the step 5.64 ->
+//    4.90 ms, and the alpha stencil took the planes kernel, 1.35 -> 1.29 (the shuffle
+//    stencil before); 640^3 with 3 lines, the step 12.99 -> 12.40 ms.
+//  - 512^3, with kVarXCoefSlots: 5 lines against 4, the double step 5.03 -> 4.90 ms; 11
+//    against 10, the float step 2.16 -> 2.12, but the float stencil 0.621 -> 0.630, so
+//    it keeps 10. 768^3 float (ncu): the one kernel of 7 lines 3.60 ms, where the
+//    shuffle stencil and the x solve took 5.17.
+// 0: none; so for the double planes stencil (kSolve false) of 3, which ran slower than
+// the shuffle stencil (640^3: 2.935 against 2.617 ms).
 template <class T, int C, bool kMaterial, bool kSolve>
 constexpr int var_x_lines() {
   if constexpr (kMaterial) return sizeof(T) == 4 && C <= 17 ? 15 : 7;
   if constexpr (sizeof(T) == 8) return C <= 9 ? 9 : C <= 17 ? 5 : C <= 21 ? (kSolve ? 3 : 0) : 7;
-  return C <= 17 ? 11 : 7;
+  return C <= 17 ? (kSolve ? 11 : 10) : 7;
 }
 // The lines per block where var_x_lines' slots exceed shared memory for the longest lines
 // of the chunk.
