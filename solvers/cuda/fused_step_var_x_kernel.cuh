@@ -53,17 +53,18 @@ struct VarXArgs {
   PlaneTasks tasks;  // the blocks' share of the (slab, plane) units
 };
 
-// The ring's slots of u, and of the coefficients one fewer: a plane's coefficients are
-// read for the last time while it is plane k (its faces above carry over to plane k+1),
-// its u while it is plane k-1, so plane p's coefficients may overwrite plane p-3's once
-// plane p-4's u is released (PlaneRing::claim). Two exceptions: a task's first plane is
-// read before (its faces, to the plane below the task's first solved one), so the last
-// task's last plane is released only after that; the block's first plane has no plane p-4,
-// so the fourth waits for the first's release itself.
-// The 26 KB this frees made room for a fifth line warp in double (lines of up to 520
-// nodes) and an eleventh in float.
+// The ring's slots of u, and of alpha one fewer: a plane's alpha is read for the last time
+// while it is plane k (its faces above carry over to plane k+1), its u while it is plane
+// k-1, so plane p's alpha may overwrite plane p-3's once plane p-4's u is released
+// (PlaneRing::claim). Two exceptions: a task's first plane is read before (its faces, to
+// the plane below the task's first solved one), so the last task's last plane is released
+// only after that; the block's first plane has no plane p-4, so the fourth waits for the
+// first's release itself. The 26 KB this frees made room for a fifth line warp in double
+// (lines of up to 520 nodes) and an eleventh in float. The material bytes keep a slot per
+// plane of u (a slot is a few KB; with 3, 768^3 float, H100: the stencil 1.585 -> 1.661 ms).
 constexpr int kVarXSlots = 4;
-constexpr int kVarXCoefSlots = kVarXSlots - 1;
+template <bool kMaterial>
+constexpr int kVarXCoefSlots = kMaterial ? kVarXSlots : kVarXSlots - 1;
 
 // Values per slot row of u or alpha: a lane reads C + 1 values past its chunk's first node,
 // and a lane whose chunk lies past the line reads from the line's last node instead
@@ -112,7 +113,8 @@ template <class T, int L, int C, bool kMaterial>
 constexpr std::size_t var_x_smem_bytes(int nx, int material_pitch) {
   constexpr int NS = kVarXSlots;
   return kVarXTableBytes<T, kMaterial> +
-         static_cast<std::size_t>(kVarXCoefSlots) * (L + 2) * var_x_coef_stride<T, C, kMaterial>(nx, material_pitch) +
+         static_cast<std::size_t>(kVarXCoefSlots<kMaterial>) * (L + 2) *
+             var_x_coef_stride<T, C, kMaterial>(nx, material_pitch) +
          (static_cast<std::size_t>(NS) * (L + 2) + L) * var_x_row_stride<T, C>(nx) * sizeof(T) +
          2 * NS * sizeof(unsigned long long);
 }
@@ -225,7 +227,7 @@ __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1
 //  - 512^3 double, the one kernel of 4 lines against the two kernels: the step 5.64 ->
 //    4.90 ms, and the alpha stencil took the planes kernel, 1.35 -> 1.29 (the shuffle
 //    stencil before); 640^3 with 3 lines, the step 12.99 -> 12.40 ms.
-//  - 512^3, with kVarXCoefSlots: 5 lines against 4, the double step 5.03 -> 4.90 ms; 11
+//  - 512^3, with 3 slots of alpha: 5 lines against 4, the double step 5.03 -> 4.90 ms; 11
 //    against 10, the float step 2.16 -> 2.12, but the float stencil 0.621 -> 0.630, so
 //    it keeps 10. 768^3 float (ncu): the one kernel of 7 lines 3.60 ms, where the
 //    shuffle stencil and the x solve took 5.17.
@@ -249,7 +251,7 @@ constexpr int var_x_lines_long() {
 // (plane_tasks: a slab over a group of planes) and streams them through one ring.
 template <class T, int L, int C, bool kMaterial, bool kSolve = true>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
-  constexpr int NS = kVarXSlots;
+  constexpr int NS = kVarXSlots, NC = kVarXCoefSlots<kMaterial>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
@@ -266,7 +268,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   // increments on the x faces).
   T* tables = reinterpret_cast<T*>(smem_raw);
   unsigned char* cslots = smem_raw + kVarXTableBytes<T, kMaterial>;
-  T* uslots = reinterpret_cast<T*>(cslots + static_cast<std::size_t>(kVarXCoefSlots) * (L + 2) * cstride);
+  T* uslots = reinterpret_cast<T*>(cslots + static_cast<std::size_t>(NC) * (L + 2) * cstride);
   T* stages = uslots + NS * (L + 2) * stride;
   auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
   PlaneRing<T, NS> ring{uslots, bars, bars + NS, L + 2, stride, 0};
@@ -296,7 +298,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const T* solve_x = tables + kSolveX * kVarXTableSize;
   const T h[3] = {a.inv_h2[0], a.inv_h2[1], a.inv_h2[2]};
   const T tw = a.tau * a.inv_h2[0];
-  auto coef_slot = [&](int p) { return cslots + static_cast<std::size_t>((p - ring.first) % kVarXCoefSlots) * (L + 2) * cstride; };
+  auto coef_slot = [&](int p) {
+    return cslots + static_cast<std::size_t>((p - ring.first) % NC) * (L + 2) * cstride;
+  };
   // This lane's first row of line warp + 1 in plane k's coefficient slot.
   auto cslot = [&](int k) {
     return coef_slot(k) + (warp + 1) * cstride + read_row * (kMaterial ? 1 : static_cast<int>(sizeof(T)));
@@ -313,9 +317,10 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       if (lane == 0) {
         const int rows = min(L + 2, ny - (j0 - 1));
         for (int p = kb - 1; p <= ke; ++p) {
-          // The block's fourth plane takes the first plane's coefficient slot, which the
-          // claim (plane p-4 released) does not wait for: its release, as for later planes.
-          if (p - ring.first == kVarXCoefSlots) mbarrier_wait(ring.empty + ring.slot_of(p - kVarXCoefSlots), 0u);
+          // With fewer alpha slots, the block's fourth plane takes the first plane's, which
+          // the claim (plane p-4 released) does not wait for: its release, as for later planes.
+          if constexpr (NC < NS)
+            if (p - ring.first == NC) mbarrier_wait(ring.empty + ring.slot_of(p - NC), 0u);
           const int slot = ring.claim(p, rows * (row_bytes + crow_bytes));
           const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
           T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
@@ -349,9 +354,10 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
 #pragma unroll
       for (int q = 0; q < C; ++q) z_face[q] = harmonic_mean_fast(below[q], here[q]) * h[2];
     }
-    // The last task's last plane, held until now: its release lets the producer put this
-    // task's fourth plane in the coefficient slot just read.
-    if (task != blockIdx.x) ring.release(kb - 2);
+    // With fewer alpha slots, the last task's last plane is held until now: its release
+    // lets the producer put this task's fourth plane in the alpha slot just read.
+    if constexpr (NC < NS)
+      if (task != blockIdx.x) ring.release(kb - 2);
     for (int k = kb; k < ke; ++k) {
       ring.wait(k + 1);
       const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
@@ -396,7 +402,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       }
     }
     ring.release(ke - 1);  // read for the last time by the task's last plane
-    // Plane ke: released once the next task has made its z faces (its plane kb - 2).
+    if constexpr (NC == NS) ring.release(ke);  // else once the next task has made its faces below
   }
   if (warp < L && lane == 0) bulk_wait();
 }
