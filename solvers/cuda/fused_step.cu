@@ -311,18 +311,21 @@ int tile_threads(int axis, int tiles) {
 }
 
 // bulk_lines: the x pass of bulk copies (x_pass_bulk_kernel) with that many lines per
-// block, as plan_x_bulk chose; 0: the cp.async x pass.
+// block, as plan_x_bulk chose; 0: the cp.async x pass. staged: its source rows by bulk
+// loads (kStagedSource), as plan_x_bulk chose.
 // tiles: the y or z pass's tile buffers (yz_tile_buffers).
 template <class T, int C>
-PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1) {
+PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1, bool staged = false) {
   if (axis == 0 && bulk_lines)
     return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> PassKernel<T> {
       if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) ||
                     (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>))
         return nullptr;
+      else if (!source)
+        return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false>;
       else
-        return source ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true>
-                      : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false>;
+        return staged ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true>
+                      : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true>;
     });
   if (axis == 0)
     return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
@@ -338,9 +341,12 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
 }
 
 template <class T, int C>
-std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1) {
+std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1, bool staged = false) {
   if (axis == 0 && bulk_lines)
-    return with_x_bulk_lines<T>(bulk_lines, [&](auto L) { return fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C>(n); });
+    return with_x_bulk_lines<T>(bulk_lines, [&](auto L) {
+      return staged ? fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, true>(n)
+                    : fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C>(n);
+    });
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
   constexpr int L = kTileLines<T, C>;
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
@@ -369,21 +375,27 @@ int pass_kind(int axis, int n, int optin) {
 // The x pass by bulk copies: rows of nx values a whole number of 16-byte units, the plane
 // slots and staging rows within shared memory, and a device and build that run it.
 // Returns its lines per block (kXWideLines, kXBulkLines or kXNarrowLines), or 0 where it
-// does not run.
+// does not run; staged: whether a source's rows come by bulk loads too (where their
+// second staging rows fit beside the lines'; all but float lines of over 546 nodes).
 template <class T>
-int plan_x_bulk(int nx, int device, int optin, bool source) {
+int plan_x_bulk(int nx, int device, int optin, bool source, bool& staged) {
   const int cap = fused::chunk_cap(nx);
+  staged = false;
   if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || cap == 0) return 0;
-  auto runs = [&](int lines) {
+  auto runs = [&](int lines, bool with_staged) {
     return fused::with_chunk_cap(cap, [&](auto C) {
-      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines);
-      return kernel && chunked_smem_bytes<T, C.value>(0, nx, lines) <= static_cast<std::size_t>(optin) &&
+      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines, 1, with_staged);
+      return kernel && chunked_smem_bytes<T, C.value>(0, nx, lines, 1, with_staged) <= static_cast<std::size_t>(optin) &&
              bulk_copies_usable(reinterpret_cast<const void*>(kernel), device);
     });
   };
-  if (sizeof(T) == 4 && nx >= kXWideFrom && runs(kXWideLines)) return kXWideLines;
-  if (runs(kXBulkLines<T>)) return kXBulkLines<T>;
-  return runs(kXNarrowLines) ? kXNarrowLines : 0;
+  auto take = [&](int lines) {
+    if (source && runs(lines, true)) return staged = true;
+    return runs(lines, false);
+  };
+  if (sizeof(T) == 4 && nx >= kXWideFrom && take(kXWideLines)) return kXWideLines;
+  if (take(kXBulkLines<T>)) return kXBulkLines<T>;
+  return take(kXNarrowLines) ? kXNarrowLines : 0;
 }
 
 template <class T>
@@ -432,19 +444,23 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
     p.kind[axis] = pass_kind<T>(axis, na, optin);
     p.cap[axis] = fused::chunk_cap(na);
     p.grid[axis][1] = 1;
-    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(na, device, optin, source) : 0;
+    bool staged = false;
+    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(na, device, optin, source, staged) : 0;
     // The bulk x pass's blocks of fewer lines fit where the cp.async pass's may not
     // (double x lines of 675-802 nodes): without this they took the fallback kernel,
     // 15.5 of the 21.1 ms of the 768^3 double step (H100, ncu).
     if (bulk) p.kind[axis] = 1;
     if (p.kind[axis] == 2) continue;  // launch_fallback_pass sizes its own launch
-    if (axis == 0) p.x_bulk_lines = bulk;
+    if (axis == 0) {
+      p.x_bulk_lines = bulk;
+      p.x_staged_source = staged;
+    }
     const int tiles = p.tiles[axis] =
         fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
     const PassKernel<T> kernel = fused::with_chunk_cap(
-        p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk, tiles); });
+        p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged); });
     p.smem[axis] = fused::with_chunk_cap(
-        p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles); });
+        p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles, staged); });
     p.threads[axis] = axis == 0 ? 32 * (x_lines(bulk) + (bulk ? 1 : 0))
                                 : fused::with_chunk_cap(p.cap[axis], [&](auto C) { return tile_threads<T, C.value>(axis, tiles); });
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -542,7 +558,8 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     host_factors_ = std::move(h);
   }
   const bool source = f != nullptr;
-  const bool aligned = aligned16(u) && aligned16(d);
+  // (f too: the bulk x pass may load its rows.)
+  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
   if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
       plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.merge_xy != merge_xy_) {
     plan_.merge_xy = merge_xy_;
@@ -595,7 +612,8 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       continue;
     }
     const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
-      return chunked_kernel<T, C.value>(axis, source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis]);
+      return chunked_kernel<T, C.value>(axis, source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
+                                        axis == 0 && plan_.x_staged_source);
     });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

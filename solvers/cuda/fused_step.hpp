@@ -67,8 +67,9 @@ class FusedDouglasStep {
     int n[3] = {0, 0, 0};
     int device = -1;
     bool source = false;
-    bool aligned = false;  // u and d 16-byte aligned
+    bool aligned = false;  // u, d and f 16-byte aligned
     int x_bulk_lines = 0;  // lines per block of the x pass by bulk copies (0: cp.async)
+    bool x_staged_source = false;  // its source rows by bulk loads too
     int kind[3] = {0, 0, 0};   // 1: chunked warp kernels, 2: fallback tile kernel
     int cap[3] = {0, 0, 0};    // rows per lane chunk of the warp solve (odd)
     int tiles[3] = {1, 1, 1};  // tile buffers of the y and z passes

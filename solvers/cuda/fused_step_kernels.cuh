@@ -298,10 +298,12 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 // nx-1 (d is scratch; the later passes read interior nodes only). The solve's factors are
 // held in registers. Block 32 (L + 1) threads; grid as x_pass_kernel; dynamic shared
 // memory: x_pass_bulk_smem_bytes.
-template <class T, int L, int NS, int C>
+// kStagedSource: a second staging row per line warp and its barrier (x_pass_bulk_kernel).
+template <class T, int L, int NS, int C, bool kStagedSource = false>
 std::size_t x_pass_bulk_smem_bytes(int nx) {
-  return (static_cast<std::size_t>(NS) * (L + 2) + L) * x_row_stride<T, C>(nx) * sizeof(T) +
-         2 * NS * sizeof(unsigned long long);
+  constexpr int stage_rows = kStagedSource ? 2 * L : L;
+  return (static_cast<std::size_t>(NS) * (L + 2) + stage_rows) * x_row_stride<T, C>(nx) * sizeof(T) +
+         (2 * NS + (kStagedSource ? L : 0)) * sizeof(unsigned long long);
 }
 // Float lines of up to 546 nodes in blocks of up to 8 lines: two blocks per SM by shared
 // memory; registers to match.
@@ -311,17 +313,19 @@ constexpr int x_bulk_min_blocks() {
 }
 
 // The bulk x pass's shared memory (x_pass_bulk_smem_bytes at smem): NS plane slots of
-// L+2 rows, then L staging rows (returned in stages), then the ring's 2 NS mbarriers;
-// first: the ring's first plane. Every thread of the block (32 (L + 1)), once: the
-// rows' padding (and rows past the grid) is never copied and must read as finite, and a
-// staging row's node 0 stays 0, so all of it is zeroed.
+// L+2 rows, then stage_rows staging rows (returned in stages), then the ring's 2 NS
+// mbarriers (and those that follow them, for the caller); first: the ring's first plane.
+// Every thread of the block (32 (L + 1)), once: the rows' padding (and rows past the grid)
+// is never copied and must read as finite, and a staging row's node 0 stays 0, so all of
+// it is zeroed.
 template <class T, int L, int NS>
-__device__ __forceinline__ PlaneRing<T, NS> x_bulk_setup(unsigned char* smem, int stride, int first, T*& stages) {
+__device__ __forceinline__ PlaneRing<T, NS> x_bulk_setup(unsigned char* smem, int stride, int first, T*& stages,
+                                                         int stage_rows = L) {
   T* slots = reinterpret_cast<T*>(smem);
   stages = slots + NS * (L + 2) * stride;
-  auto* bars = reinterpret_cast<unsigned long long*>(stages + L * stride);
+  auto* bars = reinterpret_cast<unsigned long long*>(stages + stage_rows * stride);
   const PlaneRing<T, NS> ring{slots, bars, bars + NS, L + 2, stride, first};
-  for (int e = threadIdx.x; e < (NS * (L + 2) + L) * stride; e += 32 * (L + 1)) slots[e] = T(0);
+  for (int e = threadIdx.x; e < (NS * (L + 2) + stage_rows) * stride; e += 32 * (L + 1)) slots[e] = T(0);
   fence_proxy_async();  // the zeros before the bulk loads that overwrite them
   ring.init(L);
   __syncthreads();
@@ -340,21 +344,35 @@ __device__ __forceinline__ void load_lane_factors(const T* factors, T (&al)[C], 
   }
 }
 
+// A line warp's source rows of the bulk x pass with kStagedSource: f of plane k in stage
+// (its bulk load on bar, phase parity), and the row that takes plane k+1's.
+template <class T>
+struct StagedSource {
+  T* next;
+  unsigned long long* bar;
+  unsigned parity;
+};
+
 // Plane k of line j by a line warp of the bulk x pass (planes up to ke-1 are solved): the
 // rhs from the ring's planes k-1..k+1, then plane k-1 released, the solve on this lane's
 // factors al, gf, gb, and the line out from the staging row by one bulk store of lane 0,
 // in a bulk group of its own (none where !line). lane_off: this lane's first row in a slot.
-template <class T, int NS, int C, bool kSource>
+// The source: loaded by the warp into the staging row (kSource; its next plane prefetched
+// into L2), or there already (kStagedSource: lane 0 loads the next plane's into staged.next
+// once the store from it has read it, a plane ahead).
+template <class T, int NS, int C, bool kSource, bool kStagedSource = false>
 __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const PlaneRing<T, NS>& ring, int k, int ke,
                                                   int j, bool line, int lane_off, T* stage, const T (&al)[C],
-                                                  const T (&gf)[C], const T (&gb)[C]) {
+                                                  const T (&gf)[C], const T (&gb)[C],
+                                                  StagedSource<T> staged = {}) {
+  static_assert(kSource || !kStagedSource, "a staged source is a source");
   const int lane = threadIdx.x & 31;
   const int nx = a.n[0];
   const std::size_t nxy = static_cast<std::size_t>(nx) * a.n[1];
   const int stride = ring.stride;
   ring.wait(k + 1);
   const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
-  if (kSource && line && k + 1 < ke) {
+  if (kSource && !kStagedSource && line && k + 1 < ke) {
     for (int i = lane * (128 / sizeof(T)); i < nx; i += 32 * (128 / sizeof(T))) prefetch_l2(a.f + row + nxy + i);
   }
   const T* sc = ring.plane(k) + lane_off;
@@ -364,10 +382,28 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   // Plane k-1 is done with (this warp's last read of it); the staging row is free once
   // the last store has read it.
   ring.release(k - 1);
-  if (lane == 0) bulk_wait_read();
-  __syncwarp();
   T* out = stage + 1 + lane * C;
-  finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt, 1 + lane * C);
+  if constexpr (kStagedSource) {
+    if (line) {
+      // This plane's f; then (its barrier's phase complete, so that the arrival opens the
+      // next) the next plane's, once the last plane's store from its row has read it.
+      mbarrier_wait(staged.bar, staged.parity);
+      if (lane == 0 && k + 1 < ke) {
+        const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
+        bulk_wait_read();
+        mbarrier_arrive_expect_tx(staged.bar, row_bytes);
+        bulk_load(staged.next, a.f + row + nxy, row_bytes, staged.bar);
+      }
+    }
+    // Each lane reads its own rows of f, which it overwrites with its solution below.
+#pragma unroll
+    for (int q = 0; q < C; ++q) v[q] = (v[q] + out[q]) * a.dt;
+    if (lane == 0) stage[0] = T(0);  // d of the x face node stays 0
+  } else {
+    if (lane == 0) bulk_wait_read();
+    __syncwarp();
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt, 1 + lane * C);
+  }
   warp_solve<T, C>(v, al, gf, gb, a.s);
 #pragma unroll
   for (int q = 0; q < C; ++q) out[q] = v[q];
@@ -379,7 +415,13 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   }
 }
 
-template <class T, int L, int NS, int C, bool kSource>
+// kStagedSource (with kSource): the line warps' f rows come by bulk loads into a second
+// staging row each, a plane ahead, where the warps loaded them from L2 (after a prefetch)
+// between the stencil and the solve, the loads' latency in every plane's chain. 512^3,
+// H100, ncu (adi3d run heat_sine, f = 1 + x): a source took the x pass 0.377 -> 0.661 ms
+// in float and 0.803 -> 1.419 in double, where its bytes alone are 0.18 and 0.36 ms; with
+// the staged rows 0.579 and 1.201 (93% and 90% of the 3 arrays' floor at the copy).
+template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false>
 __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_pass_bulk_kernel(PassArgs<T> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -391,9 +433,21 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   T* stages;
-  const PlaneRing<T, NS> ring = x_bulk_setup<T, L, NS>(smem_raw, stride, kb - 1, stages);
   const int tid = threadIdx.x;
   const int warp = tid / 32, lane = tid & 31;
+  const PlaneRing<T, NS> ring = [&] {
+    if constexpr (kStagedSource) {
+      // The line warps' source barriers follow the ring's: initialised before the block
+      // barrier that x_bulk_setup ends with.
+      unsigned long long* fbars = reinterpret_cast<unsigned long long*>(
+          reinterpret_cast<T*>(smem_raw) + (NS * (L + 2) + 2 * L) * static_cast<std::size_t>(stride)) + 2 * NS;
+      if (tid < L) {
+        mbarrier_init(fbars + tid, 1);
+        mbarrier_init_fence();
+      }
+    }
+    return x_bulk_setup<T, L, NS>(smem_raw, stride, kb - 1, stages, kStagedSource ? 2 * L : L);
+  }();
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
     if (lane == 0)
@@ -407,10 +461,26 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
   const int lane_off = (warp + 1) * stride + 1 + lane * C;  // row warp+1 of a slot, node 1 + lane C
   T* stage = stages + warp * stride;
-  ring.wait(kb - 1);
-  ring.wait(kb);
-  for (int k = kb; k < ke; ++k)
-    x_bulk_line_plane<T, NS, C, kSource>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
+  if constexpr (kStagedSource) {
+    T* stage_b = stages + (L + warp) * stride;
+    auto* fbar = reinterpret_cast<unsigned long long*>(stages + 2 * L * stride) + 2 * NS + warp;
+    if (line && lane == 0) {
+      mbarrier_arrive_expect_tx(fbar, row_bytes);
+      bulk_load(stage, a.f + nxy * kb + static_cast<std::size_t>(j) * nx, row_bytes, fbar);
+    }
+    ring.wait(kb - 1);
+    ring.wait(kb);
+    for (int k = kb; k < ke; ++k) {
+      const bool even = ((k - kb) & 1) == 0;
+      x_bulk_line_plane<T, NS, C, kSource, true>(a, ring, k, ke, j, line, lane_off, even ? stage : stage_b, al, gf,
+                                                 gb, {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u});
+    }
+  } else {
+    ring.wait(kb - 1);
+    ring.wait(kb);
+    for (int k = kb; k < ke; ++k)
+      x_bulk_line_plane<T, NS, C, kSource>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
+  }
   if (lane == 0) bulk_wait();
 }
 

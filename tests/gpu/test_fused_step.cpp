@@ -352,9 +352,27 @@ TYPED_TEST(FusedStep, MergedXYStepperMatchesCpu) {
   EXPECT_LE(difference, 20 * tolerance<T>()) << describe(bc, n, false);
 }
 
+// The bulk x pass with a source loads each line warp's f rows a plane ahead into a second
+// staging row (kStagedSource): blocks of many planes, so that both rows take turns, in
+// every block shape that takes it (float: 16 lines at 512 nodes, 8 below; double: 4 lines,
+// 3 at 1000 nodes; float lines of 1000 take the warps' loads: no room), slabs past the
+// grid's last row (warps that load and store nothing); 16 x 6 x 1400 for compute-sanitizer.
+TYPED_TEST(FusedStep, StagedSourceRowsMatchUnfused) {
+  using T = TypeParam;
+  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                       BoundaryKind::dirichlet);
+  for (const auto& n : {std::array<int, 3>{512, 19, 300}, std::array<int, 3>{96, 13, 700},
+                        std::array<int, 3>{1000, 5, 300}, std::array<int, 3>{16, 6, 1400}}) {
+    if (too_big_for_quick(n)) continue;
+    this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
+                                 static_cast<T>(1e-3));
+  }
+}
+
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
 // without bulk copies (which need 16-byte aligned rows); both x passes give the same step,
 // on grids whose rows are whole 16-byte units (the bulk pass's) and one whose rows are not.
+// So does a source one value past a boundary, with u and the scratch aligned.
 TYPED_TEST(FusedStep, MisalignedArraysMatchAligned) {
   using T = TypeParam;
   const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
@@ -367,19 +385,26 @@ TYPED_TEST(FusedStep, MisalignedArraysMatchAligned) {
     const auto f0 = random_field<T>(points, this->rng_);
     std::vector<T> shifted(points + 1, T(0));
     std::copy(u0.begin(), u0.end(), shifted.begin() + 1);
+    std::vector<T> f_shifted(points + 1, T(0));
+    std::copy(f0.begin(), f0.end(), f_shifted.begin() + 1);
     Array<T> aligned = this->to_gpu(u0), misaligned = this->to_gpu(shifted), f = this->to_gpu(f0);
+    Array<T> with_shifted_f = this->to_gpu(u0), f_misaligned = this->to_gpu(f_shifted);
     Array<T> scratch = this->gpu_->allocate(points), scratch_shifted = this->gpu_->allocate(points + 1);
     for (int step = 0; step < 2; ++step) {
       const T* source = step == 0 ? f.data() : nullptr;
       ASSERT_TRUE(this->gpu_->fused_douglas_step(op, aligned.data(), source, T(2e-3), T(1e-3), scratch.data()));
       ASSERT_TRUE(this->gpu_->fused_douglas_step(op, misaligned.data() + 1, source, T(2e-3), T(1e-3),
                                                  scratch_shifted.data() + 1));
+      ASSERT_TRUE(this->gpu_->fused_douglas_step(op, with_shifted_f.data(), step == 0 ? f_misaligned.data() + 1 : nullptr,
+                                                 T(2e-3), T(1e-3), scratch.data()));
     }
     std::vector<T> got = this->from_gpu(misaligned);
     got.erase(got.begin());
     EXPECT_LE(relative_difference(this->from_gpu(aligned), got), 20 * tolerance<T>())
         << describe(bc, n, false);
     EXPECT_GT(relative_difference(u0, got), 0.0) << "the step left u alone: " << describe(bc, n, false);
+    EXPECT_LE(relative_difference(this->from_gpu(aligned), this->from_gpu(with_shifted_f)), 20 * tolerance<T>())
+        << "source one value past a 16-byte boundary: " << describe(bc, n, false);
   }
 }
 
