@@ -61,10 +61,7 @@ struct VarXArgs {
 // only after that; the block's first plane has no plane p-4, so the fourth waits for the
 // first's release itself. The 26 KB this frees made room for a fifth line warp in double
 // (lines of up to 520 nodes) and an eleventh in float. The material bytes keep a slot per
-// plane of u: a slot is a few KB, and no more line warps fit for it. (768^3 float, H100,
-// bench gpu: the material stencil 1.585 ms before, 1.661 with 3 slots and 1.642 with 4,
-// the step 6.77, 6.90 and 6.91; what remains of it is the rows' var_x_row_stride, or
-// noise, not measured apart.)
+// plane of u: a slot is a few KB, and no more line warps would fit for it.
 constexpr int kVarXSlots = 4;
 template <bool kMaterial>
 constexpr int kVarXCoefSlots = kMaterial ? kVarXSlots : kVarXSlots - 1;
