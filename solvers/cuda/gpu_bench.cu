@@ -112,6 +112,16 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    (fused ? 7 : 11) * field_bytes});  // the merged kernel against the same floor
   }
   backend.set_policy(CudaPolicy{});
+  // With a source (random, non-zero): the x pass reads f beside u, 8 arrays.
+  {
+    Array<T> f = backend.allocate(points);
+    backend.upload(host.data(), f.data(), points);
+    bool fused = true;
+    const double ms = median_ms(backend, 2, repetitions, [&] {
+      fused = backend.fused_douglas_step(op, u.data(), f.data(), dt, tau, r.data()) && fused;
+    });
+    if (fused) out.push_back({"douglas_step", "fused with a source f (rhs+f+x, y, z+update)", ms, 8 * field_bytes});
+  }
 
   // Variable alpha (random node field in [0.5, 1.5]): every pass reads alpha too. Unfused:
   // rhs 3 arrays, three solves 3 each, update 3; fused: rhs and x solve apart, y and z
