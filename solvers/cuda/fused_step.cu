@@ -376,7 +376,7 @@ int pass_kind(int axis, int n, int optin) {
 // slots and staging rows within shared memory, and a device and build that run it.
 // Returns its lines per block (kXWideLines, kXBulkLines or kXNarrowLines), or 0 where it
 // does not run; staged: whether a source's rows come by bulk loads too (where their
-// second staging rows fit beside the lines'; all but float lines of over 546 nodes).
+// second staging rows fit beside the lines'; all but float lines of over 802 nodes).
 template <class T>
 int plan_x_bulk(int nx, int device, int optin, bool source, bool& staged) {
   const int cap = fused::chunk_cap(nx);
