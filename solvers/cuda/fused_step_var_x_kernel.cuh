@@ -394,6 +394,8 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
                 return tw * x_face[q];
             },
             [](int) { return T(1); }, lim);
+      // A chunk past the line read f from other lanes' rows, which they now overwrite.
+      __syncwarp();
       T* out = stage + lane_row;
 #pragma unroll
       for (int q = 0; q < C; ++q)
