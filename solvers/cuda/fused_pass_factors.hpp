@@ -23,6 +23,17 @@ inline int chunk_cap(int n) {
   return 0;
 }
 
+// The shortest lines that take chunks of C rows, one of kChunkCaps (those of the next
+// smaller capacity and 3 rows more): chunk_cap's inverse from below.
+constexpr int chunk_shortest_line(int C) {
+  int shortest = 3;
+  for (int cap : kChunkCaps) {
+    if (cap == C) return shortest;
+    shortest = 32 * cap + 3;
+  }
+  return shortest;
+}
+
 // f(std::integral_constant<int, C>) for C = cap, one of kChunkCaps.
 template <class F>
 auto with_chunk_cap(int cap, F&& f) {

@@ -314,11 +314,11 @@ constexpr int x_bulk_min_blocks() {
 
 // The bulk x pass's shared memory (x_pass_bulk_smem_bytes at smem): NS plane slots of
 // L+2 rows, then stage_rows staging rows (returned in stages), then the ring's 2 NS
-// mbarriers (and those that follow them, for the caller); first: the ring's first plane.
-// Every thread of the block (32 (L + 1)), once: the rows' padding (and rows past the grid)
-// is never copied and must read as finite, and a staging row's node 0 stays 0, so all of
-// it is zeroed.
-template <class T, int L, int NS>
+// mbarriers and kExtraBars more of one arrival each (the caller's, from ring.full + 2 NS);
+// first: the ring's first plane. Every thread of the block (32 (L + 1)), once: the rows'
+// padding (and rows past the grid) is never copied and must read as finite, and a staging
+// row's node 0 stays 0, so all of it is zeroed.
+template <class T, int L, int NS, int kExtraBars = 0>
 __device__ __forceinline__ PlaneRing<T, NS> x_bulk_setup(unsigned char* smem, int stride, int first, T*& stages,
                                                          int stage_rows = L) {
   T* slots = reinterpret_cast<T*>(smem);
@@ -328,6 +328,10 @@ __device__ __forceinline__ PlaneRing<T, NS> x_bulk_setup(unsigned char* smem, in
   for (int e = threadIdx.x; e < (NS * (L + 2) + stage_rows) * stride; e += 32 * (L + 1)) slots[e] = T(0);
   fence_proxy_async();  // the zeros before the bulk loads that overwrite them
   ring.init(L);
+  if (kExtraBars > 0 && threadIdx.x < kExtraBars) {
+    mbarrier_init(bars + 2 * NS + threadIdx.x, 1);
+    mbarrier_init_fence();
+  }
   __syncthreads();
   return ring;
 }
@@ -433,21 +437,11 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   T* stages;
+  // kStagedSource: two staging rows per line warp and a barrier each for its f rows.
+  const PlaneRing<T, NS> ring =
+      x_bulk_setup<T, L, NS, kStagedSource ? L : 0>(smem_raw, stride, kb - 1, stages, kStagedSource ? 2 * L : L);
   const int tid = threadIdx.x;
   const int warp = tid / 32, lane = tid & 31;
-  const PlaneRing<T, NS> ring = [&] {
-    if constexpr (kStagedSource) {
-      // The line warps' source barriers follow the ring's: initialised before the block
-      // barrier that x_bulk_setup ends with.
-      unsigned long long* fbars = reinterpret_cast<unsigned long long*>(
-          reinterpret_cast<T*>(smem_raw) + (NS * (L + 2) + 2 * L) * static_cast<std::size_t>(stride)) + 2 * NS;
-      if (tid < L) {
-        mbarrier_init(fbars + tid, 1);
-        mbarrier_init_fence();
-      }
-    }
-    return x_bulk_setup<T, L, NS>(smem_raw, stride, kb - 1, stages, kStagedSource ? 2 * L : L);
-  }();
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
     if (lane == 0)
@@ -461,25 +455,22 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
   const int lane_off = (warp + 1) * stride + 1 + lane * C;  // row warp+1 of a slot, node 1 + lane C
   T* stage = stages + warp * stride;
-  if constexpr (kStagedSource) {
-    T* stage_b = stages + (L + warp) * stride;
-    auto* fbar = reinterpret_cast<unsigned long long*>(stages + 2 * L * stride) + 2 * NS + warp;
-    if (line && lane == 0) {
-      mbarrier_arrive_expect_tx(fbar, row_bytes);
-      bulk_load(stage, a.f + nxy * kb + static_cast<std::size_t>(j) * nx, row_bytes, fbar);
-    }
-    ring.wait(kb - 1);
-    ring.wait(kb);
-    for (int k = kb; k < ke; ++k) {
+  T* const stage_b = stages + (L + warp) * stride;  // kStagedSource
+  unsigned long long* const fbar = ring.full + 2 * NS + warp;
+  if (kStagedSource && line && lane == 0) {  // the first plane's f
+    mbarrier_arrive_expect_tx(fbar, row_bytes);
+    bulk_load(stage, a.f + nxy * kb + static_cast<std::size_t>(j) * nx, row_bytes, fbar);
+  }
+  ring.wait(kb - 1);
+  ring.wait(kb);
+  for (int k = kb; k < ke; ++k) {
+    if constexpr (kStagedSource) {
       const bool even = ((k - kb) & 1) == 0;
       x_bulk_line_plane<T, NS, C, kSource, true>(a, ring, k, ke, j, line, lane_off, even ? stage : stage_b, al, gf,
                                                  gb, {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u});
-    }
-  } else {
-    ring.wait(kb - 1);
-    ring.wait(kb);
-    for (int k = kb; k < ke; ++k)
+    } else {
       x_bulk_line_plane<T, NS, C, kSource>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
+    }
   }
   if (lane == 0) bulk_wait();
 }

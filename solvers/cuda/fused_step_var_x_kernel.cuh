@@ -126,16 +126,6 @@ constexpr bool var_x_fits(int nx) {
   return var_x_smem_bytes<T, L, C, kMaterial>(
              nx, (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign) <= 227 * 1024;
 }
-// The shortest lines that take chunks of C rows (those of the next smaller capacity and 3
-// rows more).
-constexpr int chunk_shortest_line(int C) {
-  int shortest = 3;
-  for (int cap : kChunkCaps) {
-    if (cap == C) return shortest;
-    shortest = 32 * cap + 3;
-  }
-  return shortest;
-}
 
 // The face tables with rows of the materials in use (not kMaxMaterials): the lookups of a
 // few materials then fall in distinct banks (at 16 a row, the entries of 5 materials shared
