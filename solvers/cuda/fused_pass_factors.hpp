@@ -82,25 +82,43 @@ void chunk_responses(T* alpha, T bs, int cap) {
   }
 }
 
+// The unknowns along an axis: from 1 or 0 after a Dirichlet or Neumann face to n-2 or n-1
+// before one (periodic axes are not these passes').
+template <class T>
+int first_unknown(const OperatorView<T>& op, int axis) {
+  return op.lo[axis] == BoundaryKind::dirichlet ? 1 : 0;
+}
+template <class T>
+int last_unknown(const OperatorView<T>& op, int axis) {
+  return op.hi[axis] == BoundaryKind::dirichlet ? op.n[axis] - 2 : op.n[axis] - 1;
+}
+
+// Row m of (I - tau A_axis) on constant-alpha lines as the line passes solve it, by the
+// same point rules (axis_row, implicit_row) as every other line solver: a Neumann end row
+// (wm = 0, wp = 2 w, or the mirror) is halved so that every off-diagonal is -s, as the
+// warp solve assumes (its rhs is halved with it).
+template <class T>
+TriRow<T> line_row(const OperatorView<T>& op, int axis, T tau, int m) {
+  const std::size_t st = axis_stride(op.n, axis);
+  TriRow<T> row = implicit_row(axis_row(op, axis, m, m * st, st), tau);
+  const RowKind kind = row_kind(m, op.n[axis], op.lo[axis], op.hi[axis]);
+  if (kind == RowKind::neumann_lo || kind == RowKind::neumann_hi) {
+    row.a *= T(0.5);
+    row.b *= T(0.5);
+    row.c *= T(0.5);
+  }
+  return row;
+}
+
 // The inverse pivots of the elimination of the unknowns first..last of constant-alpha
-// lines along axis (inv[m - first]), by the same point rules (axis_row, implicit_row) as
-// every other line solver: Dirichlet ends are outside, a Neumann end row (wm = 0,
-// wp = 2 w, or the mirror) is halved so that every off-diagonal is -s, as the warp solve
-// assumes. Returns s = -a of the interior rows, read off the (halved) rows themselves:
-// a line of two nodes has no interior row, and its node 1 is an end row.
+// lines along axis (inv[m - first]) of line_row's rows; Dirichlet ends are outside.
+// Returns s = -a of the interior rows, read off the (halved) rows themselves: a line of
+// two nodes has no interior row, and its node 1 is an end row.
 template <class T>
 T line_inverse_pivots(const OperatorView<T>& op, int axis, T tau, int first, int last, T* inv) {
-  const int n = op.n[axis];
-  const std::size_t st = axis_stride(op.n, axis);
   T cp_prev = T(0), s = T(0);
   for (int m = first; m <= last; ++m) {
-    TriRow<T> row = implicit_row(axis_row(op, axis, m, m * st, st), tau);
-    const RowKind kind = row_kind(m, n, op.lo[axis], op.hi[axis]);
-    if (kind == RowKind::neumann_lo || kind == RowKind::neumann_hi) {
-      row.a *= T(0.5);
-      row.b *= T(0.5);
-      row.c *= T(0.5);
-    }
+    const TriRow<T> row = line_row(op, axis, tau, m);
     s = row.a != T(0) ? -row.a : row.c != T(0) ? -row.c : s;
     const T a = m == first ? T(0) : row.a;
     inv[m - first] = T(1) / (row.b - a * cp_prev);
@@ -119,26 +137,27 @@ T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int l
   return bs;
 }
 
-// Shared factors of (I - tau A_axis) over the interior rows of constant alpha between
-// Dirichlet faces, for the fused step. To out (pass_factor_count values, zeroed): inv,
-// a*inv, cp (n each, the fallback kernel's), then, where cap is not 0, the warp solve's
-// alpha, Gf, Gb (tile_line_factors of rows 1..n-2). Returns s.
+// Shared factors of (I - tau A_axis) over the unknowns of constant-alpha lines along axis
+// (first_unknown..last_unknown, R of them), for the fused step. To out (pass_factor_count
+// values, zeroed): inv, a*inv, cp (n each, at the rows' nodes: the fallback kernel's),
+// then, where cap is not 0, the warp solve's alpha, Gf, Gb (tile_line_factors of those
+// rows). Returns s.
 template <class T>
 T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
   const int n = op.n[axis];
-  const std::size_t s = axis_stride(op.n, axis);
+  const int first = first_unknown(op, axis), last = last_unknown(op, axis);
   T* inv = out;
   T* ainv = inv + n;
   T* cp = inv + 2 * n;
-  const T bs = line_inverse_pivots(op, axis, tau, 1, n - 2, inv + 1);
-  for (int m = 1; m < n - 1; ++m) {
-    const TriRow<T> row = implicit_row(axis_row(op, axis, m, m * s, s), tau);
+  const T bs = line_inverse_pivots(op, axis, tau, first, last, inv + first);
+  for (int m = first; m <= last; ++m) {
+    const TriRow<T> row = line_row(op, axis, tau, m);
     ainv[m] = row.a * inv[m];
     cp[m] = row.c * inv[m];
   }
   if (cap != 0) {
     T* alpha = cp + n;
-    for (int r = 0; r < n - 2; ++r) alpha[r] = inv[r + 1];
+    for (int r = 0; r <= last - first; ++r) alpha[r] = inv[first + r];
     chunk_responses(alpha, bs, cap);
   }
   return bs;

@@ -1,10 +1,13 @@
-// The fused Douglas step (DESIGN.md §2-§3) for constant alpha and fixed Dirichlet faces:
+// The fused Douglas step (DESIGN.md §2-§3) for constant alpha, fixed Dirichlet faces and
+// insulated (zero-flux Neumann) faces:
 //   pass x: d = (I - tau Ax)^-1 dt (A u + f)   (rhs formed in shared memory, then solved)
 //   pass y: d = (I - tau Ay)^-1 d               (in place)
 //   pass z: u = u + (I - tau Az)^-1 d           (update fused into the solve)
 // Moves 7 arrays per point (x: u in, d out; y: d in, d out; z: d in, u in, u out), 8 with
-// a source. Dirichlet nodes keep du = 0: only interior rows are solved; boundary nodes of u
-// are never touched, and of d only by the bulk x pass (zero increments on the x faces).
+// a source. Dirichlet nodes keep du = 0: only the unknowns are solved; boundary nodes of u
+// there are never touched, and of d only by the bulk x pass (zero increments on Dirichlet
+// x faces). A Neumann face's nodes are unknowns: the x pass mirrors u across the face for
+// their rhs (the ghost node), and every pass halves their rows (fused_pass_factors.hpp).
 // The kernels and their technique are in fused_step_kernels.cuh (warp-per-line chunked
 // Thomas, cp.async or sm_90 bulk-copy streaming); lines longer
 // than they take (n > 1058, or an x line whose planes do not fit in shared memory) go to
@@ -312,24 +315,29 @@ int tile_threads(int axis, int tiles) {
 
 // bulk_lines: the x pass of bulk copies (x_pass_bulk_kernel) with that many lines per
 // block, as plan_x_bulk chose; 0: the cp.async x pass. staged: its source rows by bulk
-// loads (kStagedSource), as plan_x_bulk chose.
+// loads (kStagedSource), as plan_x_bulk chose. neumann: a face is Neumann (kNeumann).
 // tiles: the y or z pass's tile buffers (yz_tile_buffers).
-template <class T, int C>
-PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1, bool staged = false) {
-  if (axis == 0 && bulk_lines)
+template <class T, int C, bool kNeumann>
+PassKernel<T> x_kernel(bool source, int bulk_lines, bool staged) {
+  if (bulk_lines)
     return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> PassKernel<T> {
       if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) ||
                     (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>))
         return nullptr;
       else if (!source)
-        return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false>;
+        return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, kNeumann>;
       else
-        return staged ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true>
-                      : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true>;
+        return staged ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, kNeumann>
+                      : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, false, kNeumann>;
     });
+  return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true, kNeumann>
+                : fused::x_pass_kernel<T, kXLines, kXSlots, C, false, kNeumann>;
+}
+template <class T, int C>
+PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1, bool staged = false,
+                             bool neumann = false) {
   if (axis == 0)
-    return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true>
-                  : fused::x_pass_kernel<T, kXLines, kXSlots, C, false>;
+    return neumann ? x_kernel<T, C, true>(source, bulk_lines, staged) : x_kernel<T, C, false>(source, bulk_lines, staged);
   constexpr int L = kTileLines<T, C>;
   if constexpr (fused::kTwoTileShape<T, C>)
     if (tiles == 2)
@@ -360,15 +368,29 @@ int yz_tile_buffers(int axis, int n, int optin) {
   return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 
-// Which kernel takes the lines of this axis (n nodes each): 1 chunked, 2 fallback, 0 none.
+// The lines of a pass: n nodes, R unknowns; their chunk capacity is that of lines of R
+// unknowns between Dirichlet ends, R + 2 nodes (`solved`, which sizes the y and z tiles;
+// the x pass's slot rows hold all n).
+struct PassLines {
+  int n, solved;
+  int cap() const { return fused::chunk_cap(solved); }
+  int smem_n(int axis) const { return axis == 0 ? n : solved; }
+};
 template <class T>
-int pass_kind(int axis, int n, int optin) {
-  if (n < 3) return 1;  // nothing to solve
-  const int cap = fused::chunk_cap(n);
-  if (cap != 0 && fused::with_chunk_cap(cap, [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, n); }) <=
-                      static_cast<std::size_t>(optin))
+PassLines pass_lines(const OperatorView<T>& op, int axis) {
+  return {op.n[axis], fused::last_unknown(op, axis) - fused::first_unknown(op, axis) + 3};
+}
+
+// Which kernel takes the lines of this axis: 1 chunked, 2 fallback, 0 none.
+template <class T>
+int pass_kind(int axis, PassLines lines, int optin) {
+  if (lines.solved < 3) return 1;  // nothing to solve
+  const int cap = lines.cap();
+  if (cap != 0 && fused::with_chunk_cap(cap, [&](auto C) {
+        return chunked_smem_bytes<T, C.value>(axis, lines.smem_n(axis));
+      }) <= static_cast<std::size_t>(optin))
     return 1;
-  if (fallback_smem_bytes<T>(n) <= static_cast<std::size_t>(optin)) return 2;
+  if (fallback_smem_bytes<T>(lines.n) <= static_cast<std::size_t>(optin)) return 2;
   return 0;
 }
 
@@ -378,13 +400,13 @@ int pass_kind(int axis, int n, int optin) {
 // does not run; staged: whether a source's rows come by bulk loads too (where their
 // second staging rows fit beside the lines'; all but float lines of over 802 nodes).
 template <class T>
-int plan_x_bulk(int nx, int device, int optin, bool source, bool& staged) {
-  const int cap = fused::chunk_cap(nx);
+int plan_x_bulk(PassLines x, bool neumann, int device, int optin, bool source, bool& staged) {
+  const int nx = x.n, cap = x.cap();
   staged = false;
   if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || cap == 0) return 0;
   auto runs = [&](int lines, bool with_staged) {
     return fused::with_chunk_cap(cap, [&](auto C) {
-      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines, 1, with_staged);
+      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines, 1, with_staged, neumann);
       return kernel && chunked_smem_bytes<T, C.value>(0, nx, lines, 1, with_staged) <= static_cast<std::size_t>(optin) &&
              bulk_copies_usable(reinterpret_cast<const void*>(kernel), device);
     });
@@ -414,38 +436,55 @@ XYKernel<T> xy_kernel(int cap, bool source) {
   return nullptr;
 }
 
+// Whether a face of op is Neumann, and whether one of the x faces is.
+template <class T>
+bool has_neumann_face(const OperatorView<T>& op, int first_axis = 0, int last_axis = 2) {
+  for (int axis = first_axis; axis <= last_axis; ++axis)
+    if (op.lo[axis] == BoundaryKind::neumann || op.hi[axis] == BoundaryKind::neumann) return true;
+  return false;
+}
+
 }  // namespace
 
 template <class T>
 bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
   if (op.alpha_field) return fused_variable_applies(op, device);
   for (int axis = 0; axis < 3; ++axis)
-    if (op.lo[axis] != BoundaryKind::dirichlet || op.hi[axis] != BoundaryKind::dirichlet) return false;
+    if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  for (int axis = 0; axis < 3; ++axis)
-    if (op.n[axis] < 1 || pass_kind<T>(axis, op.n[axis], optin) == 0) return false;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (has_neumann_face(op, axis, axis) && op.n[axis] < 3) return false;  // no node inside to mirror
+    if (pass_kind<T>(axis, pass_lines(op, axis), optin) == 0) return false;
+  }
   return true;
 }
 
 template <class T>
-void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, bool aligned) {
+void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool source, bool aligned) {
   Plan& p = plan_;
-  for (int a = 0; a < 3; ++a) p.n[a] = n[a];
+  for (int a = 0; a < 3; ++a) {
+    p.n[a] = op.n[a];
+    p.first[a] = fused::first_unknown(op, a);
+    p.last[a] = fused::last_unknown(op, a);
+  }
   p.device = device;
   p.source = source;
   p.aligned = aligned;
+  p.neumann = has_neumann_face(op);
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int unknowns[3];
+  for (int axis = 0; axis < 3; ++axis) unknowns[axis] = p.last[axis] - p.first[axis] + 1;
   for (int axis = 0; axis < 3; ++axis) {
-    const int na = n[axis];
-    const int other_n = axis == 2 ? n[1] : n[2];
-    p.kind[axis] = pass_kind<T>(axis, na, optin);
-    p.cap[axis] = fused::chunk_cap(na);
+    const PassLines lines = pass_lines(op, axis);
+    const int other = axis == 2 ? 1 : 2;
+    p.kind[axis] = pass_kind<T>(axis, lines, optin);
+    p.cap[axis] = lines.cap();
     p.grid[axis][1] = 1;
     bool staged = false;
-    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(na, device, optin, source, staged) : 0;
+    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(lines, p.neumann, device, optin, source, staged) : 0;
     // The bulk x pass's blocks of fewer lines fit where the cp.async pass's may not
     // (double x lines of 675-802 nodes): without this they took the fallback kernel,
     // 15.5 of the 21.1 ms of the 768^3 double step (H100, ncu).
@@ -455,10 +494,12 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
       p.x_bulk_lines = bulk;
       p.x_staged_source = staged;
     }
+    const int na = lines.smem_n(axis);
     const int tiles = p.tiles[axis] =
         fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
-    const PassKernel<T> kernel = fused::with_chunk_cap(
-        p.cap[axis], [&](auto C) { return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged); });
+    const PassKernel<T> kernel = fused::with_chunk_cap(p.cap[axis], [&](auto C) {
+      return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged, p.neumann);
+    });
     p.smem[axis] = fused::with_chunk_cap(
         p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles, staged); });
     p.threads[axis] = axis == 0 ? 32 * (x_lines(bulk) + (bulk ? 1 : 0))
@@ -470,17 +511,19 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
                                                                    p.smem[axis]));
     const int resident = std::max(1, per_sm) * sms;
     if (axis == 0) {
-      const int tiles = (n[1] - 2 + x_lines(bulk) - 1) / x_lines(bulk);
-      const int planes = n[2] - 2;
+      const int tiles = (unknowns[1] + x_lines(bulk) - 1) / x_lines(bulk);
+      const int planes = unknowns[2];
       p.kseg = ring_planes_per_block(tiles, planes, resident);
       p.grid[0][0] = tiles;
       p.grid[0][1] = (planes + p.kseg - 1) / p.kseg;
     } else {
       const int L = fused::with_chunk_cap(p.cap[axis], [](auto C) { return kTileLines<T, C.value>; });
-      p.grid[axis][0] = std::min((n[0] + L - 1) / L * (other_n - 2), resident);
+      p.grid[axis][0] = std::min((op.n[0] + L - 1) / L * unknowns[other], resident);
     }
   }
-  plan_xy(optin, sms);
+  // The merged kernel solves between Dirichlet faces only.
+  p.xy = false;
+  if (!p.neumann) plan_xy(optin, sms);
 }
 
 // The merged x and y kernel where it is built for these lines, the bulk x pass runs and
@@ -491,7 +534,6 @@ void FusedDouglasStep<T>::make_plan(const int n[3], int device, bool source, boo
 template <class T>
 void FusedDouglasStep<T>::plan_xy(int optin, int sms) {
   Plan& p = plan_;
-  p.xy = false;
   const XYKernel<T> kernel =
       p.merge_xy && p.x_bulk_lines && p.kind[1] == 1 && p.cap[0] == p.cap[1] ? xy_kernel<T>(p.cap[0], p.source) : nullptr;
   if (!kernel || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), p.device)) return;
@@ -521,17 +563,33 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
   last_variable_x_pass_ = false;
   if (!applies(op, device)) return false;
-  // Every node lies on a Dirichlet face: du = 0.
-  if (op.n[0] < 3 || op.n[1] < 3 || op.n[2] < 3) return true;
+  // No unknowns (every node lies on a Dirichlet face): du = 0.
+  for (int axis = 0; axis < 3; ++axis)
+    if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return true;
   if (op.alpha_field) {
     last_variable_x_pass_ = fused_variable_step(op, u, f, dt, tau, d, device, stream, variable_x_pass_);
     return true;
   }
+  const bool source = f != nullptr;
+  // (f too: the bulk x pass may load its rows.)
+  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
+  bool same_lines = true;
+  for (int axis = 0; axis < 3; ++axis)
+    same_lines = same_lines && plan_.n[axis] == op.n[axis] && plan_.first[axis] == fused::first_unknown(op, axis) &&
+                 plan_.last[axis] == fused::last_unknown(op, axis);
+  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || !same_lines ||
+      plan_.merge_xy != merge_xy_) {
+    plan_.merge_xy = merge_xy_;
+    make_plan(op, device, source, aligned);
+  }
+  // The fallback kernel solves between Dirichlet faces only; whether a pass takes it is
+  // known with the arrays' alignment (the bulk x pass fits lines the cp.async one does not).
+  if (plan_.neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2)) return false;
 
   std::size_t offset[3], total = 0;
   int cap[3];
   for (int axis = 0; axis < 3; ++axis) {
-    cap[axis] = fused::chunk_cap(op.n[axis]);
+    cap[axis] = pass_lines(op, axis).cap();
     offset[axis] = total;
     total += fused::pass_factor_count(op.n[axis], cap[axis]);
   }
@@ -542,6 +600,8 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     beta_scale[axis] = fused::pass_factors(op, axis, tau, cap[axis], h.data() + offset[axis]);
     const std::size_t stride = fused::axis_stride(op.n, axis);
     args.n[axis] = op.n[axis];
+    for (int side = 0; side < 2; ++side)
+      if ((side ? op.hi[axis] : op.lo[axis]) == BoundaryKind::neumann) args.neumann_faces |= 1 << face_index(axis, side);
     args.w[axis] = axis_row(op, axis, 1, stride, stride).w.wm;
   }
   cudaStream_t s = stream;
@@ -556,14 +616,6 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     // h is pageable and goes out of scope: wait for the copy.
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     host_factors_ = std::move(h);
-  }
-  const bool source = f != nullptr;
-  // (f too: the bulk x pass may load its rows.)
-  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
-  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
-      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.merge_xy != merge_xy_) {
-    plan_.merge_xy = merge_xy_;
-    make_plan(op.n, device, source, aligned);
   }
 
   args.dt = dt;
@@ -613,7 +665,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     }
     const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
       return chunked_kernel<T, C.value>(axis, source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
-                                        axis == 0 && plan_.x_staged_source);
+                                        axis == 0 && plan_.x_staged_source, plan_.neumann);
     });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -1,7 +1,8 @@
 #pragma once
 // The fused Douglas step of the CUDA backend (DESIGN.md §3, "fusion is where the speed
-// is"): three passes instead of five for constant alpha and Dirichlet data that does not
-// move. Plain C++ (no CUDA headers): the stream is the runtime's opaque CUstream_st*.
+// is"): three passes instead of five for constant alpha, Dirichlet data that does not
+// move and insulated (zero-flux Neumann) faces, and for alpha fields between fixed
+// Dirichlet faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/operator_view.hpp"
 
@@ -43,12 +44,16 @@ struct FusedStepPolicy {
 template <class T>
 class FusedDouglasStep {
  public:
-  // True when the fused path covers this operator: constant alpha, every face Dirichlet,
-  // and lines short enough for a shared-memory tile on this device.
+  // True when the fused path covers this operator: constant alpha with Dirichlet or
+  // Neumann faces (no periodic axis; the caller keeps Neumann data non-zero off it: the
+  // passes solve under zero flux), or an alpha field between Dirichlet faces
+  // (fused_variable_applies), and lines short enough for a shared-memory tile on this
+  // device.
   bool applies(const OperatorView<T>& op, int device) const;
   // u += du of one Douglas step with rhs dt (A u + f) (f may be null) and implicit
   // factors (I - tau A_axis); d is a grid-sized scratch. Returns false, launching nothing,
-  // where applies() is false.
+  // where applies() is false, or where a Neumann face meets lines that only the fallback
+  // tile kernel takes (which solves between Dirichlet faces).
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
   // Whether the x and y passes may run as one kernel (fused_step_xy_kernel.cuh: d between
   // them through L2), where it applies; off by default (CudaPolicy::fused_xy says why).
@@ -65,6 +70,9 @@ class FusedDouglasStep {
   // Launch plan of the three passes for one grid shape, device and source/no source.
   struct Plan {
     int n[3] = {0, 0, 0};
+    int first[3] = {0, 0, 0};  // the unknowns per axis (fused::first_unknown, last_unknown)
+    int last[3] = {0, 0, 0};
+    bool neumann = false;      // a face is Neumann
     int device = -1;
     bool source = false;
     bool aligned = false;  // u, d and f 16-byte aligned
@@ -82,7 +90,7 @@ class FusedDouglasStep {
     int xy_grid = 0, xy_partitions = 0, xy_kseg = 0;
     std::size_t xy_smem = 0;
   };
-  void make_plan(const int n[3], int device, bool source, bool aligned);
+  void make_plan(const OperatorView<T>& op, int device, bool source, bool aligned);
   void plan_xy(int optin, int sms);
 
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),

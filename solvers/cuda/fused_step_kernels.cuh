@@ -148,22 +148,48 @@ struct PassArgs {
   T s;                     // this axis: -a = -c of the interior rows (tau w)
   int kseg;                // x pass: planes per block
   int vec16;               // x pass: rows of u are 16-byte aligned (16-byte copies)
+  // The Neumann faces (bit face_index: 2 axis + side) of the fused passes, whose nodes are
+  // unknowns too (first_unknown_of). A mask, not a span: 24 more bytes of kernel
+  // parameters took the double bulk x pass of 675-802-node lines from 0 to 100-150 bytes
+  // of spills (ptxas, 255 registers).
+  int neumann_faces;
 };
 
 // Plain y/z solves (yz_pass_kernel with kSolveOnly; a type of its own, so that the fused
 // passes' arguments keep their layout): the nodes [first, last] per axis that are
 // solved: the line's unknowns along its axis (1 or 0 after a Dirichlet or Neumann end,
-// n-2 or n-1 before one), the columns and planes of the lines on the others. The fused
-// passes take 1 and n-2.
+// n-2 or n-1 before one), the columns and planes of the lines on the others.
 template <class T>
 struct SolveArgs : PassArgs<T> {
   int first[3];
   int last[3];
 };
 
+// The first and last unknown along an axis of the fused passes: 1 and n-2 between
+// Dirichlet faces, 0 after a Neumann face, n-1 before one.
+template <class T>
+__host__ __device__ __forceinline__ int first_unknown_of(const PassArgs<T>& a, int axis) {
+  return (a.neumann_faces >> (2 * axis)) & 1 ? 0 : 1;
+}
+template <class T>
+__host__ __device__ __forceinline__ int last_unknown_of(const PassArgs<T>& a, int axis) {
+  return a.n[axis] - ((a.neumann_faces >> (2 * axis + 1)) & 1 ? 1 : 2);
+}
+
+// The same in a kernel built for Neumann faces (kNeumann), else 1 and n-2 outright.
+template <bool kNeumann, class T>
+__device__ __forceinline__ int first_of(const PassArgs<T>& a, int axis) {
+  return kNeumann ? first_unknown_of(a, axis) : 1;
+}
+template <bool kNeumann, class T>
+__device__ __forceinline__ int last_of(const PassArgs<T>& a, int axis) {
+  return kNeumann ? last_unknown_of(a, axis) : a.n[axis] - 2;
+}
+
 // ---------------------------------------------------------------------------------------
-// Pass x. Block 32 L threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)). Dynamic shared
-// memory: x_pass_smem_bytes.
+// Pass x. Block 32 L threads; grid (ceil(lines / L), ceil(planes / kseg)) over the lines
+// and planes of the unknowns (first_of, last_of: of y and z). Dynamic shared memory:
+// x_pass_smem_bytes.
 template <class T, int C>
 __host__ __device__ constexpr int x_row_stride(int nx) {
   constexpr int V = 16 / sizeof(T);
@@ -177,29 +203,61 @@ std::size_t x_pass_smem_bytes(int nx) {
 
 // A u on this lane's C rows of an x line, constant weights: sc points at the line's row p C
 // in plane k (row j), sn / ss at rows j-1 / j+1, sm / sp at planes k-1 / k+1 (same i).
-template <class T, int C>
+// kNeumann: rows lo_q and hi_q of this lane (-1: none) are a Neumann x face's end nodes
+// (first and last of the line), whose ghost mirrors the neighbour inside.
+template <class T, int C, bool kNeumann = false>
 __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, const T* sn, const T* ss, const T* sm,
-                                                    const T* sp, T wx, T wy, T wz) {
+                                                    const T* sp, T wx, T wy, T wz, int lo_q = -1, int hi_q = -1) {
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const T uc = sc[q];
-    T sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
+    T sum;
+    if (kNeumann) {
+      T left = sc[q - 1], right = sc[q + 1];
+      left = q == lo_q ? right : left;
+      right = q == hi_q ? left : right;
+      sum = wx * (left - uc) + wx * (right - uc);
+    } else {
+      sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
+    }
     sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
     sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
     v[q] = sum;
   }
 }
 
+// This lane's rows of an x line that are Neumann end rows (-1: none): lo_q is row 0 of lane
+// 0 where the line starts at node 0, hi_q the row of node nx-1 where it ends there
+// (outside 0..C-1 on the other lanes).
+struct NeumannXRows {
+  int lo_q, hi_q;
+};
+template <class T, int C>
+__device__ __forceinline__ NeumannXRows neumann_x_rows(const PassArgs<T>& a) {
+  const int lane = threadIdx.x & 31;
+  const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
+  return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1};
+}
+// The Neumann end rows of the rhs halved, as their rows of the matrix are (pass_factors):
+// the symmetric form the warp solve takes.
+template <class T, int C>
+__device__ __forceinline__ void halve_neumann_x_rows(T (&v)[C], NeumannXRows e) {
+#pragma unroll
+  for (int q = 0; q < C; ++q)
+    if (q == e.lo_q || q == e.hi_q) v[q] *= T(0.5);
+}
+
 // rhs = dt (A u + f) on this lane's rows from v = A u: with a source, the line's f (from
-// f + row) passes through its staging row (nx values, node i at stage[i]; only line warps load it), whose
-// interior the warp may overwrite; v[q] takes f of node lane_node + q. Every lane of the warp, converged.
+// f + row) passes through its staging row (nx values, node i at stage[i]; only line warps
+// load it: the unknowns first..last), whose interior the warp may overwrite; v[q] takes f
+// of node lane_node + q. Every lane of the warp, converged.
 template <class T, int C, bool kSource>
-__device__ __forceinline__ void finish_rhs_rows(T (&v)[C], T* stage, const T* f, std::size_t row, int nx, bool line,
-                                                T dt, int lane_node) {
+__device__ __forceinline__ void finish_rhs_rows(T (&v)[C], T* stage, const T* f, std::size_t row, int first, int last,
+                                                bool line, T dt, int lane_node) {
   if (kSource) {
     const int lane = threadIdx.x & 31;
     if (line)
-      for (int i = 1 + lane; i < nx - 1; i += 32) stage[i] = f[row + i];
+      for (int i = first + lane; i <= last; i += 32) stage[i] = f[row + i];
     __syncwarp();
     const T* mine = stage + lane_node;
 #pragma unroll
@@ -209,7 +267,7 @@ __device__ __forceinline__ void finish_rhs_rows(T (&v)[C], T* stage, const T* f,
   for (int q = 0; q < C; ++q) v[q] *= dt;
 }
 
-template <class T, int L, int NS, int C, bool kSource>
+template <class T, int L, int NS, int C, bool kSource, bool kNeumann = false>
 __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   static_assert(NS == 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -219,9 +277,9 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   const int stride = x_row_stride<T, C>(nx);
   const int slot_elems = (L + 2) * stride;
   T* fac = slots + NS * slot_elems;
-  const int j0 = 1 + blockIdx.x * L;
-  const int kb = 1 + blockIdx.y * a.kseg;
-  const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
+  const int j0 = first_of<kNeumann>(a, 1) + blockIdx.x * L;
+  const int kb = first_of<kNeumann>(a, 2) + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, last_of<kNeumann>(a, 2) + 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * L;
@@ -231,19 +289,20 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   for (int e = tid; e < NS * slot_elems; e += kThreads) slots[e] = T(0);
   __syncthreads();
 
-  // Plane k of u, lines j0-1..j0+L (those inside the grid), into slot k % NS.
-  const int rows = min(L + 2, ny - (j0 - 1));
+  // Plane k of u, lines j0-1..j0+L (up to the one past the last line: a Neumann face's
+  // ghost, as plane -1 or nz is, from its mirror), into slot k % NS.
+  const int rows = min(L + 2, last_of<kNeumann>(a, 1) + 2 - (j0 - 1));
   auto issue_plane = [&](int k) {
-    T* dst = slots + (k % NS) * slot_elems;
-    const T* src = a.u_in + nxy * k + static_cast<std::size_t>(j0 - 1) * nx;
-    if (a.vec16) {
-      constexpr int V = 16 / sizeof(T);
-      const int per_row = nx / V;
-      for (int r = 0; r < rows; ++r, src += nx, dst += stride)
-        for (int e = tid; e < per_row; e += kThreads) cp_async<16>(dst + e * V, src + e * V, true);
-    } else {
-      for (int r = 0; r < rows; ++r, src += nx, dst += stride)
+    T* dst = slots + (k & (NS - 1)) * slot_elems;
+    const T* plane = a.u_in + nxy * (kNeumann ? mirror_node(k, nz) : k);
+    for (int r = 0; r < rows; ++r, dst += stride) {
+      const T* src = plane + static_cast<std::size_t>(kNeumann ? mirror_node(j0 - 1 + r, ny) : j0 - 1 + r) * nx;
+      if (a.vec16) {
+        constexpr int V = 16 / sizeof(T);
+        for (int e = tid; e < nx / V; e += kThreads) cp_async<16>(dst + e * V, src + e * V, true);
+      } else {
         for (int e = tid; e < nx; e += kThreads) cp_async<sizeof(T)>(dst + e, src + e, true);
+      }
     }
   };
   issue_plane(kb - 1);
@@ -253,9 +312,11 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 
   const int warp = tid / 32, lane = tid & 31;
   const int j = j0 + warp;
-  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
-  // This lane's first row in a slot: row warp+1 of the slab, node i = 1 + lane C.
-  const int lane_off = (warp + 1) * stride + 1 + lane * C;
+  const bool line = j <= last_of<kNeumann>(a, 1);  // warps past the grid solve garbage and store nothing
+  const int first0 = first_of<kNeumann>(a, 0), last0 = last_of<kNeumann>(a, 0);
+  const NeumannXRows ends = kNeumann ? neumann_x_rows<T, C>(a) : NeumannXRows{-1, -1};
+  // This lane's first row in a slot: row warp+1 of the slab, node i = first0 + lane C.
+  const int lane_off = (warp + 1) * stride + first0 + lane * C;
   const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
   for (int k = kb; k < ke; ++k) {
     cp_async_wait<0>();  // plane k+1 has landed (this thread's copies)
@@ -273,18 +334,19 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     const T* sp = slots + ((k + 1) & 3) * slot_elems + lane_off;
     // Row j of plane k-1: read by this warp alone from here on, then its staging row.
     T* stage = slots + ((k + 3) & 3) * slot_elems + (warp + 1) * stride;
-    const T* sm = stage + 1 + lane * C;
+    const T* sm = stage + first0 + lane * C;
     T v[C];
-    apply_operator_rows<T, C>(v, sc, sn, ss, sm, sp, wx, wy, wz);
+    apply_operator_rows<T, C, kNeumann>(v, sc, sn, ss, sm, sp, wx, wy, wz, ends.lo_q, ends.hi_q);
     __syncwarp();
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt, 1 + lane * C);
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last0, line, a.dt, first0 + lane * C);
+    if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
     warp_solve<T, C>(v, fac, a.s);
-    T* out = stage + 1 + lane * C;
+    T* out = stage + first0 + lane * C;
 #pragma unroll
     for (int q = 0; q < C; ++q) out[q] = v[q];
     __syncwarp();
     if (line)
-      for (int i = 1 + lane; i < nx - 1; i += 32) a.d[row + i] = stage[i];
+      for (int i = first0 + lane; i <= last0; i += 32) a.d[row + i] = stage[i];
   }
 }
 
@@ -363,8 +425,10 @@ struct StagedSource {
 // in a bulk group of its own (none where !line). lane_off: this lane's first row in a slot.
 // The source: loaded by the warp into the staging row (kSource; its next plane prefetched
 // into L2), or there already (kStagedSource: lane 0 loads the next plane's into staged.next
-// once the store from it has read it, a plane ahead).
-template <class T, int NS, int C, bool kSource, bool kStagedSource = false>
+// once the store from it has read it, a plane ahead). kNeumann: a face is Neumann; the
+// line's unknowns are first_unknown_of..last_unknown_of (else 1..nx-2), maybe with a
+// Neumann end.
+template <class T, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false>
 __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const PlaneRing<T, NS>& ring, int k, int ke,
                                                   int j, bool line, int lane_off, T* stage, const T (&al)[C],
                                                   const T (&gf)[C], const T (&gb)[C],
@@ -372,6 +436,8 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   static_assert(kSource || !kStagedSource, "a staged source is a source");
   const int lane = threadIdx.x & 31;
   const int nx = a.n[0];
+  const int first0 = first_of<kNeumann>(a, 0);
+  const NeumannXRows ends = kNeumann ? neumann_x_rows<T, C>(a) : NeumannXRows{-1, -1};
   const std::size_t nxy = static_cast<std::size_t>(nx) * a.n[1];
   const int stride = ring.stride;
   ring.wait(k + 1);
@@ -381,12 +447,12 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   }
   const T* sc = ring.plane(k) + lane_off;
   T v[C];
-  apply_operator_rows<T, C>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off, ring.plane(k + 1) + lane_off,
-                            a.w[0], a.w[1], a.w[2]);
+  apply_operator_rows<T, C, kNeumann>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off,
+                                       ring.plane(k + 1) + lane_off, a.w[0], a.w[1], a.w[2], ends.lo_q, ends.hi_q);
   // Plane k-1 is done with (this warp's last read of it); the staging row is free once
   // the last store has read it.
   ring.release(k - 1);
-  T* out = stage + 1 + lane * C;
+  T* out = stage + first0 + lane * C;
   if constexpr (kStagedSource) {
     if (line) {
       // This plane's f; then (its barrier's phase complete, so that the arrival opens the
@@ -402,12 +468,14 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
     // Each lane reads its own rows of f, which it overwrites with its solution below.
 #pragma unroll
     for (int q = 0; q < C; ++q) v[q] = (v[q] + out[q]) * a.dt;
-    if (lane == 0) stage[0] = T(0);  // d of the x face node stays 0
+    if (lane == 0 && first0 == 1) stage[0] = T(0);  // d of a Dirichlet x face node stays 0
   } else {
     if (lane == 0) bulk_wait_read();
     __syncwarp();
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, nx, line, a.dt, 1 + lane * C);
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last_of<kNeumann>(a, 0), line, a.dt,
+                                   first0 + lane * C);
   }
+  if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
   warp_solve<T, C>(v, al, gf, gb, a.s);
 #pragma unroll
   for (int q = 0; q < C; ++q) out[q] = v[q];
@@ -425,16 +493,19 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
 // H100, ncu (adi3d run heat_sine, f = 1 + x): a source took the x pass 0.377 -> 0.661 ms
 // in float and 0.803 -> 1.419 in double, where its bytes alone are 0.18 and 0.36 ms; with
 // the staged rows 0.579 and 1.201 (93% and 90% of the 3 arrays' floor at the copy).
-template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false>
+// kNeumann: a face is Neumann: the lines, planes and nodes solved are the args' span
+// (x_bulk_line_plane), and rows and planes of the slab past a Neumann face are its ghosts,
+// streamed from their mirrors (PlaneRing::produce_mirrored).
+template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false>
 __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_pass_bulk_kernel(PassArgs<T> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = x_row_stride<T, C>(nx);
-  const int j0 = 1 + blockIdx.x * L;
-  const int kb = 1 + blockIdx.y * a.kseg;
-  const int ke = min(kb + a.kseg, nz - 1);  // planes kb..ke-1 are solved
+  const int j0 = first_of<kNeumann>(a, 1) + blockIdx.x * L;
+  const int kb = first_of<kNeumann>(a, 2) + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, last_of<kNeumann>(a, 2) + 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   T* stages;
   // kStagedSource: two staging rows per line warp and a barrier each for its f rows.
@@ -444,16 +515,22 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
-    if (lane == 0)
-      ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
+    if (lane == 0) {
+      if constexpr (kNeumann)
+        ring.produce_mirrored(a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)),
+                              ny, nz, ke);
+      else
+        ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
+    }
     return;
   }
 
   const int j = j0 + warp;
-  const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+  const bool line = j <= last_of<kNeumann>(a, 1);  // warps past the grid solve garbage and store nothing
   T al[C], gf[C], gb[C];
   load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
-  const int lane_off = (warp + 1) * stride + 1 + lane * C;  // row warp+1 of a slot, node 1 + lane C
+  // Row warp+1 of a slot, node first + lane C.
+  const int lane_off = (warp + 1) * stride + first_of<kNeumann>(a, 0) + lane * C;
   T* stage = stages + warp * stride;
   T* const stage_b = stages + (L + warp) * stride;  // kStagedSource
   unsigned long long* const fbar = ring.full + 2 * NS + warp;
@@ -466,10 +543,11 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   for (int k = kb; k < ke; ++k) {
     if constexpr (kStagedSource) {
       const bool even = ((k - kb) & 1) == 0;
-      x_bulk_line_plane<T, NS, C, kSource, true>(a, ring, k, ke, j, line, lane_off, even ? stage : stage_b, al, gf,
-                                                 gb, {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u});
+      x_bulk_line_plane<T, NS, C, kSource, true, kNeumann>(a, ring, k, ke, j, line, lane_off, even ? stage : stage_b,
+                                                            al, gf, gb,
+                                                            {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u});
     } else {
-      x_bulk_line_plane<T, NS, C, kSource>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
+      x_bulk_line_plane<T, NS, C, kSource, false, kNeumann>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
     }
   }
   if (lane == 0) bulk_wait();
@@ -530,8 +608,10 @@ __device__ __forceinline__ void add_column_to_u(T* up, const T* x, int row0, int
 
 // The lines of a y or z pass (kAxis): the nodes solved along each line (first, R of
 // them), the columns i_first..i_last and the planes o_first.. (planes of them) across.
-// The fused passes take the interior (1 to n-2 on every axis); a plain solve (kSolveOnly:
-// SolveArgs or VarSolveArgs) takes its args' first and last.
+// The fused passes take the unknowns of every axis (the interior, 1 to n-2, between
+// Dirichlet faces; fused_tile_span for the constant-alpha passes, which may have Neumann
+// faces); a plain solve (kSolveOnly: SolveArgs or VarSolveArgs) takes its args' first
+// and last.
 struct TileSpan {
   int first, R, i_first, i_last, o_first, planes;
 };
@@ -544,19 +624,26 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
   else
     return {1, a.n[kAxis] - 2, 1, a.n[0] - 2, 1, a.n[kOther] - 2};
 }
+template <int kAxis, class T>
+__device__ __forceinline__ TileSpan fused_tile_span(const PassArgs<T>& a) {
+  constexpr int kOther = kAxis == 1 ? 2 : 1;
+  const int first = first_unknown_of(a, kAxis), o_first = first_unknown_of(a, kOther);
+  return {first, last_unknown_of(a, kAxis) - first + 1, first_unknown_of(a, 0), last_unknown_of(a, 0), o_first,
+          last_unknown_of(a, kOther) - o_first + 1};
+}
 
 // ---------------------------------------------------------------------------------------
 // Passes y (kAxis 1) and z (kAxis 2). Block kThreads threads (8 or 16 warps; a warp
 // solves L / warps lines of a tile, K at a time), persistent over the tiles
-// (ceil(nx / L) per line of tiles, times n_other - 2). NB = 1: one tile at a time (the
+// (ceil(nx / L) per line of tiles, times the planes of unknowns of the other axis), over
+// the unknowns of each axis (fused_tile_span); a Neumann end row is halved, as its
+// factors are (the matrix is then symmetric with off-diagonal -s). NB = 1: one tile at a time (the
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
 // up to 32 x 17 rows). The z pass loads u in its update loop, B loads in flight per
-// thread. kSolveOnly: a plain line solve of d in place along either axis (WarpLineSolve)
-// over the unknowns a.first..a.last of each axis: a Dirichlet end value of d (not
-// necessarily 0 there) moves into the first or last row; a Neumann end row is halved, as
-// its factors are (the matrix is then symmetric with off-diagonal -s). Dynamic shared
-// memory: yz_pass_smem_bytes.
+// thread. kSolveOnly: a plain line solve of d in place along either axis (WarpLineSolve):
+// a Dirichlet end value of d (not necessarily 0 there) moves into the first or last row.
+// Dynamic shared memory: yz_pass_smem_bytes.
 //
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
 // float, 0.802 / 0.788 double; z 0.631 / 0.645 float, 1.235 / 1.232 double (the z pass
@@ -622,7 +709,11 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const TileSpan span = tile_span<kAxis, kSolveOnly>(a);
+  TileSpan span;
+  if constexpr (kSolveOnly)
+    span = tile_span<kAxis, true>(a);
+  else
+    span = fused_tile_span<kAxis>(a);
   const int first = span.first, R = span.R, i_first = span.i_first, i_last = span.i_last, o_first = span.o_first,
             planes = span.planes;
   const int tile_elems = yz_alloc_rows<T, L, C>(R) * P;
@@ -701,7 +792,9 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       cp_async_commit();
       cp_async_wait<1>();  // tile t
     }
-    if (kSolveOnly && ok)  // row 0 and row R-1 of the column were copied by this thread, if by any
+    // Row 0 and row R-1 of the column were copied by this thread, if by any. (The fused
+    // passes' Dirichlet end values are 0: du does not move there.)
+    if ((kSolveOnly || !dirichlet_lo || !dirichlet_hi) && ok)
       prepare_end_rows(lo_row ? tile + col : nullptr, hi_row ? tile + (R - 1) * P + col : nullptr, dirichlet_lo,
                        dirichlet_hi, a.s, end_lo, end_hi);
     __syncthreads();

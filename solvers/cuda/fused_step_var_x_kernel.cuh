@@ -371,9 +371,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       if (lane == 0) bulk_wait_read();
       __syncwarp();
       if (a.f)
-        finish_rhs_rows<T, C, true>(v, stage, a.f, row, nx, line, a.dt, read_row);
+        finish_rhs_rows<T, C, true>(v, stage, a.f, row, 1, nx - 2, line, a.dt, read_row);
       else
-        finish_rhs_rows<T, C, false>(v, stage, a.f, row, nx, line, a.dt, read_row);
+        finish_rhs_rows<T, C, false>(v, stage, a.f, row, 1, nx - 2, line, a.dt, read_row);
       if constexpr (kSolve)
         warp_solve_var<T, C>(
             v,

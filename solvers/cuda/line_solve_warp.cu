@@ -136,8 +136,8 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns.
   Span span{};
   for (int a = 0; a < 3; ++a) {
-    span.first[a] = a == axis && op.lo[a] == BoundaryKind::dirichlet ? 1 : 0;
-    span.last[a] = a == axis && op.hi[a] == BoundaryKind::dirichlet ? op.n[a] - 2 : op.n[a] - 1;
+    span.first[a] = a == axis ? fused::first_unknown(op, a) : 0;
+    span.last[a] = a == axis ? fused::last_unknown(op, a) : op.n[a] - 1;
   }
   const int unknowns = span.last[axis] - span.first[axis] + 1;
   const int cap = fused::chunk_cap(unknowns + 2);

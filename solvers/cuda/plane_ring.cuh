@@ -18,6 +18,13 @@
 
 namespace adi3d::cuda {
 
+// Node m of an axis of n nodes, or for m = -1 and m = n the node it mirrors across the
+// face: a Neumann face's ghost node, u_{-1} = u_1 under zero flux (the half-cell balance of
+// discretization.hpp, with constant alpha).
+__host__ __device__ __forceinline__ int mirror_node(int m, int n) {
+  return m < 0 ? -m : m >= n ? 2 * (n - 1) - m : m;
+}
+
 template <class T, int NS>
 struct PlaneRing {
   T* slots;                   // NS slots of rows * stride values
@@ -66,6 +73,21 @@ struct PlaneRing {
       const T* plane_src = src + plane_stride * p;
       for (int r = 0; r < count; ++r)
         bulk_load(dst + static_cast<std::size_t>(r) * stride, plane_src + r * row_stride, row_bytes, full + slot);
+    }
+  }
+  // The producer lane: planes first..last of a grid array (nz planes of ny rows of nx
+  // values, plane_stride = nx ny), `count` rows per plane from row row0 on, where a row or
+  // plane one past the grid (-1, ny or nz) is a Neumann face's ghost: its mirror inside
+  // (mirror_node) is streamed in its place.
+  __device__ void produce_mirrored(const T* grid, std::size_t plane_stride, int nx, unsigned row_bytes, int row0,
+                                   int count, int ny, int nz, int last) const {
+    for (int p = first; p <= last; ++p) {
+      const int slot = claim(p, count * row_bytes);
+      T* dst = slots + static_cast<std::size_t>(slot) * rows * stride;
+      const T* plane_src = grid + plane_stride * mirror_node(p, nz);
+      for (int r = 0; r < count; ++r)
+        bulk_load(dst + static_cast<std::size_t>(r) * stride,
+                  plane_src + static_cast<std::size_t>(mirror_node(row0 + r, ny)) * nx, row_bytes, full + slot);
     }
   }
   // The producer lane, before the copies of plane p (bytes in all, on its full barrier,

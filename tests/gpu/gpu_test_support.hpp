@@ -160,7 +160,8 @@ inline std::string describe(const BoundarySpec& bc, std::array<int, 3> n, bool v
 template <class T>
 class SmoothForcing final : public Forcing<T> {
  public:
-  SmoothForcing(const Grid3& g, double speed) : g_(g), speed_(speed) {}
+  // insulated: no data on any face (0: Dirichlet faces hold 0, Neumann faces are insulated).
+  SmoothForcing(const Grid3& g, double speed, bool insulated = false) : g_(g), speed_(speed), insulated_(insulated) {}
   bool has_source() const override { return true; }
   bool source_depends_on_time() const override { return true; }
   void source(double t, T* v) const override {
@@ -170,10 +171,14 @@ class SmoothForcing final : public Forcing<T> {
           v[g_.index(i, j, k)] = static_cast<T>(std::sin(g_.coord(0, i) + 2 * g_.coord(1, j)) *
                                                 std::cos(g_.coord(2, k)) * (1 + t));
   }
-  bool boundary_depends_on_time(int) const override { return speed_ != 0; }
-  bool boundary_is_zero(int) const override { return false; }
+  bool boundary_depends_on_time(int) const override { return speed_ != 0 && !insulated_; }
+  bool boundary_is_zero(int) const override { return insulated_; }
   void boundary(int face, double t, T* v) const override {
     const FaceAxes fa = face_axes(face);
+    if (insulated_) {
+      std::fill(v, v + static_cast<std::size_t>(g_.n[fa.u]) * g_.n[fa.v], T(0));
+      return;
+    }
     for (int b = 0; b < g_.n[fa.v]; ++b)
       for (int a = 0; a < g_.n[fa.u]; ++a) {
         int idx[3];
@@ -188,6 +193,7 @@ class SmoothForcing final : public Forcing<T> {
  private:
   Grid3 g_;
   double speed_;
+  bool insulated_;
 };
 
 template <class T>

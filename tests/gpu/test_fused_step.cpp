@@ -1,8 +1,8 @@
 // The fused Douglas step of the CUDA backend (rhs in the x solve, update in the z solve)
 // against the unfused CUDA operations and the CPU backend: constant and variable alpha
 // (random, layered with a 100x jump, and random materials; the last two also through
-// their material index), fixed Dirichlet faces, a source, several steps, odd sizes; and
-// the cases it must decline.
+// their material index), fixed Dirichlet faces, insulated faces (constant alpha), a
+// source, several steps, odd sizes; and the cases it must decline.
 #include "gpu_test_support.hpp"
 #include "solvers/douglas_step.hpp"
 #include "solvers/face_layout.hpp"
@@ -369,6 +369,47 @@ TYPED_TEST(FusedStep, StagedSourceRowsMatchUnfused) {
   }
 }
 
+// Insulated (zero-flux Neumann) faces among Dirichlet ones: the fused step against the
+// unfused operations (whose rhs takes the half-cell balance at a Neumann node, and whose
+// solves halve its row), random data and source. Every face insulated, one axis's, the
+// lower or the upper faces, and a mix; x passes by bulk copies (rows of 16-byte units) and
+// by cp.async; a Neumann end that moves a line into the next chunk capacity (98 nodes:
+// 96 unknowns between Dirichlet faces, 97 with one Neumann end, 98 with two), the x pass's
+// wide and narrow blocks (512 floats, 1000 doubles), y and z tiles of two buffers (600),
+// blocks whose first line or plane is a face's (ghost rows and planes from their mirror).
+TYPED_TEST(FusedStep, InsulatedFacesMatchUnfused) {
+  using T = TypeParam;
+  constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann;
+  const std::array<BoundaryKind, 6> mixes[] = {{N, N, N, N, N, N}, {N, N, D, D, D, D}, {D, D, N, N, D, D},
+                                               {D, D, D, D, N, N}, {N, D, N, D, N, D}, {D, N, D, N, D, N},
+                                               {N, D, D, N, N, D}};
+  const std::array<int, 3> sizes[] = {{3, 3, 3},    {4, 4, 4},      {37, 29, 41}, {64, 20, 24}, {98, 98, 98},
+                                      {97, 5, 96},  {33, 4, 65},    {512, 21, 7}, {1000, 5, 4}, {600, 6, 5},
+                                      {9, 600, 5},  {7, 5, 600},    {129, 129, 129}};
+  for (const auto& faces : mixes)
+    for (const auto& n : sizes) {
+      if (too_big_for_quick(n)) continue;
+      BoundarySpec bc;
+      bc.face = faces;
+      this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
+                                   static_cast<T>(1e-3));
+    }
+}
+
+// The stepper with insulated faces and no data on them takes the fused step; the CPU runs
+// the step operation by operation.
+TYPED_TEST(FusedStep, InsulatedStepperMatchesCpu) {
+  using T = TypeParam;
+  BoundarySpec bc;
+  bc.face = {BoundaryKind::neumann, BoundaryKind::neumann, BoundaryKind::neumann,
+             BoundaryKind::dirichlet, BoundaryKind::neumann, BoundaryKind::neumann};
+  for (const auto& n : {std::array<int, 3>{37, 29, 41}, std::array<int, 3>{64, 20, 24}}) {
+    const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+    EXPECT_LE(this->stepper_difference(d, SmoothForcing<T>(d.grid, 0, true), CudaPolicy{}, 5), 20 * tolerance<T>())
+        << describe(bc, n, false);
+  }
+}
+
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
 // without bulk copies (which need 16-byte aligned rows); both x passes give the same step,
 // on grids whose rows are whole 16-byte units (the bulk pass's) and one whose rows are not.
@@ -408,9 +449,10 @@ TYPED_TEST(FusedStep, MisalignedArraysMatchAligned) {
   }
 }
 
-// Neumann and periodic faces are not the fused path's, nor variable alpha on y or z lines
-// longer than the warp solve takes: it must decline and leave u alone, and the CPU backend
-// never fuses.
+// Periodic faces are not the fused path's, nor Neumann faces with an alpha field, on
+// lines longer than the warp solve takes or on an axis of fewer than 3 nodes, nor variable
+// alpha on y or z lines longer than the warp solve takes: it must decline and leave u
+// alone, and the CPU backend never fuses.
 TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
   using T = TypeParam;
   const std::array<int, 3> n{17, 9, 11};
@@ -435,12 +477,21 @@ TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
                                                 dt, tau, w.data()));
     EXPECT_EQ(relative_difference(v0, this->from_gpu(v)), 0.0);
   }
-  for (BoundaryKind k : {BoundaryKind::neumann, BoundaryKind::periodic}) {
-    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, k,
+  const Diffusion<T> periodic = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::periodic,
+                                                                  BoundaryKind::dirichlet),
+                                                 false, this->rng_);
+  EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(periodic, nullptr), u.data(), nullptr, dt, tau,
+                                              scratch.data()));
+  for (const auto& m : {std::array<int, 3>{1100, 4, 5}, std::array<int, 3>{17, 2, 11}}) {
+    const Diffusion<T> d = make_diffusion<T>(m, boundary_mix(BoundaryKind::neumann, BoundaryKind::neumann,
                                                              BoundaryKind::dirichlet),
                                              false, this->rng_);
-    EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, nullptr), u.data(), nullptr, dt,
-                                                tau, scratch.data()));
+    const auto v0 = random_field<T>(d.grid.size(), this->rng_);
+    Array<T> v = this->to_gpu(v0);
+    Array<T> w = this->gpu_->allocate(d.grid.size());
+    EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, nullptr), v.data(), nullptr, dt, tau, w.data()))
+        << describe(d.bc, m, false);
+    EXPECT_EQ(relative_difference(v0, this->from_gpu(v)), 0.0);
   }
   EXPECT_EQ(relative_difference(u0, this->from_gpu(u)), 0.0);
   const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
