@@ -86,6 +86,9 @@ class Backend {
                                   T /*dt*/, T /*tau*/, T* /*scratch*/) {
     return false;
   }
+  // Whether fused_douglas_step may take this operator (it may still decline), so that a
+  // caller knows whether shaping its inputs for it is worth the trouble.
+  virtual bool fuses_douglas_step(const OperatorView<T>& /*op*/) { return false; }
 };
 
 template <class T>

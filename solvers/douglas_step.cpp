@@ -63,7 +63,8 @@ void DouglasStepper<T>::load_forcing(double t) {
   const Grid3& g = diffusion_.grid;
   const bool first = !forcing_loaded_;
   if (!first && t == forcing_time_) return;
-  if (source_.data() && (first || forcing_.source_depends_on_time()) &&
+  // (A source that has taken Neumann terms is the forcing's no more: fold_neumann_data.)
+  if (source_.data() && forcing_.has_source() && (first || forcing_.source_depends_on_time()) &&
       !forcing_.source_on_backend(t, source_.data(), backend_)) {
     host_source_.resize(g.size());
     forcing_.source(t, host_source_.data());
@@ -118,6 +119,31 @@ void DouglasStepper<T>::set_dirichlet_increments(T* field, int axis) {
 }
 
 template <class T>
+void DouglasStepper<T>::fold_neumann_data() {
+  folding_tried_ = true;
+  if (forcing_.has_source() && forcing_.source_depends_on_time()) return;
+  FaceData<T> neumann{};
+  for (int f = 0; f < 6; ++f) {
+    if (neumann_[f].data() && forcing_.boundary_depends_on_time(f)) return;
+    neumann[f] = neumann_[f].data();
+  }
+  if (!backend_.fuses_douglas_step(op_)) return;
+  const std::size_t n = diffusion_.grid.size();
+  Array<T> zero, folded;
+  try {
+    zero = backend_.allocate(n);
+    folded = backend_.allocate(n);
+  } catch (const BackendUnavailable&) {
+    return;  // no room: the unfused step reads the faces' arrays as before
+  }
+  backend_.fill(zero.data(), T(0), n);
+  backend_.operator_rhs(op_, zero.data(), source_.data(), neumann, T(1), folded.data());
+  source_ = std::move(folded);
+  for (auto& face : neumann_) face = Array<T>();
+  neumann_folded_ = true;
+}
+
+template <class T>
 void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
   const Grid3& g = diffusion_.grid;
   const T tau = static_cast<T>(theta_ * dt);
@@ -125,6 +151,11 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
   // Fixed Dirichlet data and no Neumann data: the backend may run the whole step fused.
   bool neumann_data = false;
   for (int f = 0; f < 6; ++f) neumann_data = neumann_data || neumann_[f].data() != nullptr;
+  if (!dirichlet_moves_ && neumann_data && !rhs_norms && !folding_tried_) {
+    fold_neumann_data();
+    neumann_data = false;
+    for (int f = 0; f < 6; ++f) neumann_data = neumann_data || neumann_[f].data() != nullptr;
+  }
   if (!dirichlet_moves_ && !neumann_data && !rhs_norms &&
       backend_.fused_douglas_step(op_, u, source_.data(), static_cast<T>(dt), tau, rhs_.data()))
     return;

@@ -35,10 +35,18 @@ class DouglasStepper {
   void residual(const T* u, double t, T* r);
 
   const OperatorView<T>& view() const { return op_; }
+  // Whether the Neumann data's face terms are in the source (fold_neumann_data).
+  bool neumann_data_in_source() const { return neumann_folded_; }
   Backend<T>& backend() { return backend_; }
 
  private:
   void load_forcing(double t);
+  // Non-zero Neumann data fixed in time, a source (if any) fixed too, and a backend whose
+  // fused step takes the operator: the data's face terms join the source once
+  // (source = f + Neumann terms: operator_rhs at u = 0), and the faces' arrays go, so that
+  // the fused step (which solves under zero flux) takes the step. Where the device has
+  // no room for the two arrays that takes, the step stays unfused.
+  void fold_neumann_data();
   // Face data at time t into backend memory: on the backend where the forcing can (run-time
   // compiled formulas), else sampled on the host and uploaded.
   void sample_face(int face, double t, T* dst);
@@ -56,6 +64,8 @@ class DouglasStepper {
   Array<T> source_;
   Array<T> rhs_;
   std::array<Array<T>, 6> neumann_;
+  bool folding_tried_ = false;
+  bool neumann_folded_ = false;
   std::vector<T> host_source_;
   std::vector<T> host_face_;
   bool forcing_loaded_ = false;

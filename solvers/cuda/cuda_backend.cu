@@ -277,6 +277,12 @@ bool CudaBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T
   return fused_.run(op, u, f, dt, tau, scratch, stream_);
 }
 
+template <class T>
+bool CudaBackend<T>::fuses_douglas_step(const OperatorView<T>& op) {
+  activate();
+  return fused_.applies(op, device_);
+}
+
 template class CudaBackend<float>;
 template class CudaBackend<double>;
 

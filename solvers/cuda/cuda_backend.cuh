@@ -156,6 +156,7 @@ class CudaBackend final : public Backend<T> {
   void synchronize() override;
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                           T* scratch) override;
+  bool fuses_douglas_step(const OperatorView<T>& op) override;
 
   const CudaPolicy& policy() const { return policy_; }
   // The variants the last operator_rhs and the last x-line solve ran: the policy's, or

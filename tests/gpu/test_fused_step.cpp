@@ -410,6 +410,50 @@ TYPED_TEST(FusedStep, InsulatedStepperMatchesCpu) {
   }
 }
 
+// SmoothForcing's Neumann data, fixed in time, with its source at t = 0 (fixed too) or none.
+template <class T>
+class FixedFluxForcing final : public Forcing<T> {
+ public:
+  FixedFluxForcing(const Grid3& g, bool source) : smooth_(g, 0), source_(source) {}
+  bool has_source() const override { return source_; }
+  bool source_depends_on_time() const override { return false; }
+  void source(double, T* v) const override { smooth_.source(0, v); }
+  bool boundary_depends_on_time(int) const override { return false; }
+  bool boundary_is_zero(int) const override { return false; }
+  void boundary(int face, double t, T* v) const override { smooth_.boundary(face, t, v); }
+
+ private:
+  SmoothForcing<T> smooth_;
+  bool source_;
+};
+
+// Non-zero Neumann data fixed in time, with a fixed source or none: the stepper folds the
+// data's face terms into the source and takes the fused step, and matches the CPU stepper
+// (which adds them to every step's rhs). Data or a source that moves keeps them apart.
+TYPED_TEST(FusedStep, FixedFluxJoinsTheSourceAndMatchesCpu) {
+  using T = TypeParam;
+  BoundarySpec bc;
+  bc.face = {BoundaryKind::neumann, BoundaryKind::neumann,   BoundaryKind::neumann,
+             BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::neumann};
+  for (const auto& n : {std::array<int, 3>{37, 29, 41}, std::array<int, 3>{64, 20, 24}})
+    for (bool source : {true, false}) {
+      const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+      const FixedFluxForcing<T> forcing(d.grid, source);
+      EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
+          << describe(bc, n, false) << (source ? " with a source" : " without a source");
+      Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
+      DouglasStepper<T> folds(*this->gpu_, d, forcing, 0.5);
+      folds.initialize(u.data(), 0.0);
+      folds.step(u.data(), 0.0, 2e-3);
+      EXPECT_TRUE(folds.neumann_data_in_source()) << describe(bc, n, false);
+      const SmoothForcing<T> moving_data(d.grid, 1);
+      DouglasStepper<T> moving(*this->gpu_, d, moving_data, 0.5);
+      moving.initialize(u.data(), 0.0);
+      moving.step(u.data(), 0.0, 2e-3);
+      EXPECT_FALSE(moving.neumann_data_in_source()) << describe(bc, n, false);
+    }
+}
+
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
 // without bulk copies (which need 16-byte aligned rows); both x passes give the same step,
 // on grids whose rows are whole 16-byte units (the bulk pass's) and one whose rows are not.
