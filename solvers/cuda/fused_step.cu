@@ -333,19 +333,24 @@ PassKernel<T> x_kernel(bool source, int bulk_lines, bool staged) {
   return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true, kNeumann>
                 : fused::x_pass_kernel<T, kXLines, kXSlots, C, false, kNeumann>;
 }
+template <class T, int C, bool kNeumann>
+PassKernel<T> yz_kernel(int axis, int tiles) {
+  constexpr int L = kTileLines<T, C>;
+  constexpr int K2 = fused::kTwoTileLinesAtOnce;
+  if constexpr (fused::kTwoTileShape<T, C>)
+    if (tiles == 2)
+      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads<T>, K2, 8, kNeumann>
+                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, fused::kTwoTileThreads<T>, K2,
+                                               kTwoTilesUpdateLoads, kNeumann>;
+  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>, 1, 8, kNeumann>
+                   : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>, 1, 8, kNeumann>;
+}
 template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1, bool staged = false,
                              bool neumann = false) {
   if (axis == 0)
     return neumann ? x_kernel<T, C, true>(source, bulk_lines, staged) : x_kernel<T, C, false>(source, bulk_lines, staged);
-  constexpr int L = kTileLines<T, C>;
-  if constexpr (fused::kTwoTileShape<T, C>)
-    if (tiles == 2)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce>
-                       : fused::yz_pass_kernel<T, L, C, 2, false, 2, fused::kTwoTileThreads<T>, fused::kTwoTileLinesAtOnce,
-                                               kTwoTilesUpdateLoads>;
-  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>>
-                   : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>>;
+  return neumann ? yz_kernel<T, C, true>(axis, tiles) : yz_kernel<T, C, false>(axis, tiles);
 }
 
 template <class T, int C>

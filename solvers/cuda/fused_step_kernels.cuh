@@ -238,6 +238,15 @@ __device__ __forceinline__ NeumannXRows neumann_x_rows(const PassArgs<T>& a) {
   const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
   return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1};
 }
+// The scale of the rhs of line j (along x) in plane k of the fused step: 1/2 for each
+// Neumann face the line lies on (y: j = 0 or ny-1, z: k = 0 or nz-1; the lines there are
+// unknowns only behind a Neumann face), so that the y and z passes, whose rows at those
+// faces are halved (pass_factors), take their rhs halved from the x solve (it is linear)
+// and need not halve it themselves (which cost the float z pass of 512^3 16 registers).
+__device__ __forceinline__ float ends_scale(int j, int ny, int k, int nz) {
+  return (j == 0 || j == ny - 1 ? 0.5f : 1.0f) * (k == 0 || k == nz - 1 ? 0.5f : 1.0f);
+}
+
 // The Neumann end rows of the rhs halved, as their rows of the matrix are (pass_factors):
 // the symmetric form the warp solve takes.
 template <class T, int C>
@@ -338,7 +347,8 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     T v[C];
     apply_operator_rows<T, C, kNeumann>(v, sc, sn, ss, sm, sp, wx, wy, wz, ends.lo_q, ends.hi_q);
     __syncwarp();
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last0, line, a.dt, first0 + lane * C);
+    const T dt = kNeumann ? a.dt * T(ends_scale(j, ny, k, nz)) : a.dt;
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last0, line, dt, first0 + lane * C);
     if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
     warp_solve<T, C>(v, fac, a.s);
     T* out = stage + first0 + lane * C;
@@ -438,6 +448,7 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   const int nx = a.n[0];
   const int first0 = first_of<kNeumann>(a, 0);
   const NeumannXRows ends = kNeumann ? neumann_x_rows<T, C>(a) : NeumannXRows{-1, -1};
+  const T dt = kNeumann ? a.dt * T(ends_scale(j, a.n[1], k, a.n[2])) : a.dt;
   const std::size_t nxy = static_cast<std::size_t>(nx) * a.n[1];
   const int stride = ring.stride;
   ring.wait(k + 1);
@@ -467,12 +478,12 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
     }
     // Each lane reads its own rows of f, which it overwrites with its solution below.
 #pragma unroll
-    for (int q = 0; q < C; ++q) v[q] = (v[q] + out[q]) * a.dt;
+    for (int q = 0; q < C; ++q) v[q] = (v[q] + out[q]) * dt;
     if (lane == 0 && first0 == 1) stage[0] = T(0);  // d of a Dirichlet x face node stays 0
   } else {
     if (lane == 0) bulk_wait_read();
     __syncwarp();
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last_of<kNeumann>(a, 0), line, a.dt,
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last_of<kNeumann>(a, 0), line, dt,
                                    first0 + lane * C);
   }
   if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
@@ -636,8 +647,9 @@ __device__ __forceinline__ TileSpan fused_tile_span(const PassArgs<T>& a) {
 // Passes y (kAxis 1) and z (kAxis 2). Block kThreads threads (8 or 16 warps; a warp
 // solves L / warps lines of a tile, K at a time), persistent over the tiles
 // (ceil(nx / L) per line of tiles, times the planes of unknowns of the other axis), over
-// the unknowns of each axis (fused_tile_span); a Neumann end row is halved, as its
-// factors are (the matrix is then symmetric with off-diagonal -s). NB = 1: one tile at a time (the
+// the unknowns of each axis (fused_tile_span where a face is Neumann: kNeumann); a
+// Neumann end row is halved, as its factors are (the matrix is then symmetric with
+// off-diagonal -s; the fused passes' rhs comes halved there). NB = 1: one tile at a time (the
 // other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
 // up to 32 x 17 rows). The z pass loads u in its update loop, B loads in flight per
@@ -696,7 +708,7 @@ constexpr int yz_min_blocks() {
 }
 
 template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256, int K = 1,
-          int B = 8>
+          int B = 8, bool kNeumann = false>
 __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, C, NB>() : 1))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
   constexpr int kWarps = kThreads / 32;
@@ -709,9 +721,11 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
+  // The fused passes' span is the interior, 1..n-2 outright, unless a face is Neumann
+  // (kNeumann): the 512^3 float y pass ran 408 -> 412 us with the span from the mask (ncu).
   TileSpan span;
-  if constexpr (kSolveOnly)
-    span = tile_span<kAxis, true>(a);
+  if constexpr (kSolveOnly || !kNeumann)
+    span = tile_span<kAxis, kSolveOnly>(a);
   else
     span = fused_tile_span<kAxis>(a);
   const int first = span.first, R = span.R, i_first = span.i_first, i_last = span.i_last, o_first = span.o_first,
@@ -793,8 +807,8 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       cp_async_wait<1>();  // tile t
     }
     // Row 0 and row R-1 of the column were copied by this thread, if by any. (The fused
-    // passes' Dirichlet end values are 0: du does not move there.)
-    if ((kSolveOnly || !dirichlet_lo || !dirichlet_hi) && ok)
+    // passes' rows at a Neumann face come halved from the x pass: ends_scale.)
+    if (kSolveOnly && ok)
       prepare_end_rows(lo_row ? tile + col : nullptr, hi_row ? tile + (R - 1) * P + col : nullptr, dirichlet_lo,
                        dirichlet_hi, a.s, end_lo, end_hi);
     __syncthreads();
