@@ -66,6 +66,7 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.steps = std::max(steps, first);
   result.t_final = t;
+  result.fused_steps = stepper.fused_steps();
   if (observer) observer->on_end(result.steps, t, backend, u.data());
   if (problem.exact) result.error = error_against(*problem.exact, grid, t, backend, u.data());
   return result;

@@ -15,6 +15,7 @@ struct RunResult {
   double t_final = 0;
   double wall_seconds = 0;   // stepping only
   std::size_t points = 0;
+  long fused_steps = 0;      // of those stepped here, by the backend's fused step
   std::optional<physics::ErrorNorms> error;
 };
 

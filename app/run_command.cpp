@@ -57,7 +57,16 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   std::printf("  steps        %ld (t = %g)\n", r.steps, r.t_final);
   std::printf("  wall time    %s (%.3g s)\n", format_duration(r.wall_seconds).c_str(), r.wall_seconds);
   std::printf("  throughput   %.4g Mpoints x steps / s\n", rate * 1e-6);
+  // Which step ran: the fused passes are the fast path (fixed Dirichlet data, insulated
+  // faces or fixed Neumann data, constant alpha or a field between Dirichlet faces, on the
+  // GPU), so that a slow run says why it is slow.
+  const long stepped = r.steps - (restart ? restart->step : 0);
+  const std::string path = r.fused_steps == 0         ? "operation by operation (rhs, 3 line solves, update)"
+                           : r.fused_steps == stepped ? "fused passes (rhs + x solve, y solve, z solve + update)"
+                                                      : fmt::format("fused passes on {} of {} steps", r.fused_steps, stepped);
+  std::printf("  step path    %s\n", path.c_str());
   summary.update({{"steps", r.steps},
+                  {"fused_steps", r.fused_steps},
                   {"t_final", r.t_final},
                   {"wall_seconds", r.wall_seconds},
                   {"points_steps_per_second", rate}});

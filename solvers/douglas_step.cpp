@@ -157,8 +157,10 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
     for (int f = 0; f < 6; ++f) neumann_data = neumann_data || neumann_[f].data() != nullptr;
   }
   if (!dirichlet_moves_ && !neumann_data && !rhs_norms &&
-      backend_.fused_douglas_step(op_, u, source_.data(), static_cast<T>(dt), tau, rhs_.data()))
+      backend_.fused_douglas_step(op_, u, source_.data(), static_cast<T>(dt), tau, rhs_.data())) {
+    ++fused_steps_;
     return;
+  }
 
   if (dirichlet_moves_) prepare_dirichlet_stages(t + dt, tau);
   T* r = rhs_.data();

@@ -37,6 +37,8 @@ class DouglasStepper {
   const OperatorView<T>& view() const { return op_; }
   // Whether the Neumann data's face terms are in the source (fold_neumann_data).
   bool neumann_data_in_source() const { return neumann_folded_; }
+  // Steps taken by the backend's fused step (the others ran operation by operation).
+  long fused_steps() const { return fused_steps_; }
   Backend<T>& backend() { return backend_; }
 
  private:
@@ -66,6 +68,7 @@ class DouglasStepper {
   std::array<Array<T>, 6> neumann_;
   bool folding_tried_ = false;
   bool neumann_folded_ = false;
+  long fused_steps_ = 0;
   std::vector<T> host_source_;
   std::vector<T> host_face_;
   bool forcing_loaded_ = false;

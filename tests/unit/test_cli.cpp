@@ -84,7 +84,11 @@ TEST_F(Cli, RunsTheExampleDeckAndReportsErrors) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("L2 error"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("max error"), std::string::npos) << o.out;
+  // The CPU backend runs the step operation by operation, and says so.
+  EXPECT_NE(o.out.find("step path    operation by operation"), std::string::npos) << o.out;
   EXPECT_TRUE(fs::exists(dir_ / "results" / "summary.json"));
+  const std::string summary = slurp(dir_ / "results" / "summary.json");
+  EXPECT_NE(summary.find("\"fused_steps\": 0"), std::string::npos) << summary;
 }
 
 TEST_F(Cli, CheckValidatesWithoutRunning) {
