@@ -446,11 +446,13 @@ TYPED_TEST(FusedStep, FixedFluxJoinsTheSourceAndMatchesCpu) {
       folds.initialize(u.data(), 0.0);
       folds.step(u.data(), 0.0, 2e-3);
       EXPECT_TRUE(folds.neumann_data_in_source()) << describe(bc, n, false);
+      EXPECT_EQ(folds.fused_steps(), 1) << describe(bc, n, false);
       const SmoothForcing<T> moving_data(d.grid, 1);
       DouglasStepper<T> moving(*this->gpu_, d, moving_data, 0.5);
       moving.initialize(u.data(), 0.0);
       moving.step(u.data(), 0.0, 2e-3);
       EXPECT_FALSE(moving.neumann_data_in_source()) << describe(bc, n, false);
+      EXPECT_EQ(moving.fused_steps(), 0) << describe(bc, n, false);
     }
 }
 
