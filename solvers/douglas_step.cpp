@@ -119,14 +119,25 @@ void DouglasStepper<T>::set_dirichlet_increments(T* field, int axis) {
 }
 
 template <class T>
+FaceData<T> DouglasStepper<T>::neumann_data() const {
+  FaceData<T> neumann{};
+  for (int f = 0; f < 6; ++f) neumann[f] = neumann_[f].data();
+  return neumann;
+}
+
+template <class T>
+bool DouglasStepper<T>::has_neumann_data() const {
+  for (const Array<T>& face : neumann_)
+    if (face.data()) return true;
+  return false;
+}
+
+template <class T>
 void DouglasStepper<T>::fold_neumann_data() {
   folding_tried_ = true;
   if (forcing_.has_source() && forcing_.source_depends_on_time()) return;
-  FaceData<T> neumann{};
-  for (int f = 0; f < 6; ++f) {
+  for (int f = 0; f < 6; ++f)
     if (neumann_[f].data() && forcing_.boundary_depends_on_time(f)) return;
-    neumann[f] = neumann_[f].data();
-  }
   if (!backend_.fuses_douglas_step(op_)) return;
   const std::size_t n = diffusion_.grid.size();
   Array<T> zero, folded;
@@ -137,7 +148,7 @@ void DouglasStepper<T>::fold_neumann_data() {
     return;  // no room: the unfused step reads the faces' arrays as before
   }
   backend_.fill(zero.data(), T(0), n);
-  backend_.operator_rhs(op_, zero.data(), source_.data(), neumann, T(1), folded.data());
+  backend_.operator_rhs(op_, zero.data(), source_.data(), neumann_data(), T(1), folded.data());
   source_ = std::move(folded);
   for (auto& face : neumann_) face = Array<T>();
   neumann_folded_ = true;
@@ -148,15 +159,11 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
   const Grid3& g = diffusion_.grid;
   const T tau = static_cast<T>(theta_ * dt);
   load_forcing(t + theta_ * dt);
-  // Fixed Dirichlet data and no Neumann data: the backend may run the whole step fused.
-  bool neumann_data = false;
-  for (int f = 0; f < 6; ++f) neumann_data = neumann_data || neumann_[f].data() != nullptr;
-  if (!dirichlet_moves_ && neumann_data && !rhs_norms && !folding_tried_) {
-    fold_neumann_data();
-    neumann_data = false;
-    for (int f = 0; f < 6; ++f) neumann_data = neumann_data || neumann_[f].data() != nullptr;
-  }
-  if (!dirichlet_moves_ && !neumann_data && !rhs_norms &&
+  // Fixed Dirichlet data and no Neumann data (or only what has joined the source): the
+  // backend may run the whole step fused.
+  const bool fusable = !dirichlet_moves_ && !rhs_norms;
+  if (fusable && !folding_tried_ && has_neumann_data()) fold_neumann_data();
+  if (fusable && !has_neumann_data() &&
       backend_.fused_douglas_step(op_, u, source_.data(), static_cast<T>(dt), tau, rhs_.data())) {
     ++fused_steps_;
     return;
@@ -164,9 +171,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
 
   if (dirichlet_moves_) prepare_dirichlet_stages(t + dt, tau);
   T* r = rhs_.data();
-  FaceData<T> neumann{};
-  for (int f = 0; f < 6; ++f) neumann[f] = neumann_[f].data();
-  backend_.operator_rhs(op_, u, source_.data(), neumann, static_cast<T>(dt), r);
+  backend_.operator_rhs(op_, u, source_.data(), neumann_data(), static_cast<T>(dt), r);
   if (rhs_norms) *rhs_norms = backend_.difference_norms(r, nullptr, g.size());
   for (int axis = 0; axis < 3; ++axis) {
     if (dirichlet_moves_) set_dirichlet_increments(r, axis);
@@ -189,9 +194,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
 template <class T>
 void DouglasStepper<T>::residual(const T* u, double t, T* r) {
   load_forcing(t);
-  FaceData<T> neumann{};
-  for (int f = 0; f < 6; ++f) neumann[f] = neumann_[f].data();
-  backend_.operator_rhs(op_, u, source_.data(), neumann, T(1), r);
+  backend_.operator_rhs(op_, u, source_.data(), neumann_data(), T(1), r);
 }
 
 template class DouglasStepper<float>;

@@ -43,6 +43,10 @@ class DouglasStepper {
 
  private:
   void load_forcing(double t);
+  // The Neumann faces' data arrays (null where zero or folded into the source), and
+  // whether there is any.
+  FaceData<T> neumann_data() const;
+  bool has_neumann_data() const;
   // Non-zero Neumann data fixed in time, a source (if any) fixed too, and a backend whose
   // fused step takes the operator: the data's face terms join the source once
   // (source = f + Neumann terms: operator_rhs at u = 0), and the faces' arrays go, so that

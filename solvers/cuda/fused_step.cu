@@ -441,12 +441,14 @@ XYKernel<T> xy_kernel(int cap, bool source) {
   return nullptr;
 }
 
-// Whether a face of op is Neumann, and whether one of the x faces is.
+// The Neumann faces of op, as fused::PassArgs::neumann_faces holds them (bit face_index).
 template <class T>
-bool has_neumann_face(const OperatorView<T>& op, int first_axis = 0, int last_axis = 2) {
-  for (int axis = first_axis; axis <= last_axis; ++axis)
-    if (op.lo[axis] == BoundaryKind::neumann || op.hi[axis] == BoundaryKind::neumann) return true;
-  return false;
+int neumann_face_mask(const OperatorView<T>& op) {
+  int mask = 0;
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side = 0; side < 2; ++side)
+      if ((side ? op.hi[axis] : op.lo[axis]) == BoundaryKind::neumann) mask |= 1 << face_index(axis, side);
+  return mask;
 }
 
 }  // namespace
@@ -458,8 +460,9 @@ bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
     if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int neumann = neumann_face_mask(op);
   for (int axis = 0; axis < 3; ++axis) {
-    if (has_neumann_face(op, axis, axis) && op.n[axis] < 3) return false;  // no node inside to mirror
+    if (((neumann >> face_index(axis, 0)) & 3) && op.n[axis] < 3) return false;  // no node inside to mirror
     if (pass_kind<T>(axis, pass_lines(op, axis), optin) == 0) return false;
   }
   return true;
@@ -468,20 +471,17 @@ bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
 template <class T>
 void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool source, bool aligned) {
   Plan& p = plan_;
-  for (int a = 0; a < 3; ++a) {
-    p.n[a] = op.n[a];
-    p.first[a] = fused::first_unknown(op, a);
-    p.last[a] = fused::last_unknown(op, a);
-  }
+  for (int a = 0; a < 3; ++a) p.n[a] = op.n[a];
   p.device = device;
   p.source = source;
   p.aligned = aligned;
-  p.neumann = has_neumann_face(op);
+  p.neumann_faces = neumann_face_mask(op);
+  const bool neumann = p.neumann_faces != 0;
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int unknowns[3];
-  for (int axis = 0; axis < 3; ++axis) unknowns[axis] = p.last[axis] - p.first[axis] + 1;
+  for (int axis = 0; axis < 3; ++axis) unknowns[axis] = fused::last_unknown(op, axis) - fused::first_unknown(op, axis) + 1;
   for (int axis = 0; axis < 3; ++axis) {
     const PassLines lines = pass_lines(op, axis);
     const int other = axis == 2 ? 1 : 2;
@@ -489,7 +489,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
     p.cap[axis] = lines.cap();
     p.grid[axis][1] = 1;
     bool staged = false;
-    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(lines, p.neumann, device, optin, source, staged) : 0;
+    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(lines, neumann, device, optin, source, staged) : 0;
     // The bulk x pass's blocks of fewer lines fit where the cp.async pass's may not
     // (double x lines of 675-802 nodes): without this they took the fallback kernel,
     // 15.5 of the 21.1 ms of the 768^3 double step (H100, ncu).
@@ -503,7 +503,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
     const int tiles = p.tiles[axis] =
         fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
     const PassKernel<T> kernel = fused::with_chunk_cap(p.cap[axis], [&](auto C) {
-      return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged, p.neumann);
+      return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged, neumann);
     });
     p.smem[axis] = fused::with_chunk_cap(
         p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles, staged); });
@@ -528,7 +528,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
   }
   // The merged kernel solves between Dirichlet faces only.
   p.xy = false;
-  if (!p.neumann) plan_xy(optin, sms);
+  if (!neumann) plan_xy(optin, sms);
 }
 
 // The merged x and y kernel where it is built for these lines, the bulk x pass runs and
@@ -578,18 +578,16 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   const bool source = f != nullptr;
   // (f too: the bulk x pass may load its rows.)
   const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
-  bool same_lines = true;
-  for (int axis = 0; axis < 3; ++axis)
-    same_lines = same_lines && plan_.n[axis] == op.n[axis] && plan_.first[axis] == fused::first_unknown(op, axis) &&
-                 plan_.last[axis] == fused::last_unknown(op, axis);
-  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || !same_lines ||
+  const int neumann = neumann_face_mask(op);
+  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
+      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.neumann_faces != neumann ||
       plan_.merge_xy != merge_xy_) {
     plan_.merge_xy = merge_xy_;
     make_plan(op, device, source, aligned);
   }
   // The fallback kernel solves between Dirichlet faces only; whether a pass takes it is
   // known with the arrays' alignment (the bulk x pass fits lines the cp.async one does not).
-  if (plan_.neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2)) return false;
+  if (neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2)) return false;
 
   std::size_t offset[3], total = 0;
   int cap[3];
@@ -605,8 +603,6 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     beta_scale[axis] = fused::pass_factors(op, axis, tau, cap[axis], h.data() + offset[axis]);
     const std::size_t stride = fused::axis_stride(op.n, axis);
     args.n[axis] = op.n[axis];
-    for (int side = 0; side < 2; ++side)
-      if ((side ? op.hi[axis] : op.lo[axis]) == BoundaryKind::neumann) args.neumann_faces |= 1 << face_index(axis, side);
     args.w[axis] = axis_row(op, axis, 1, stride, stride).w.wm;
   }
   cudaStream_t s = stream;
@@ -623,6 +619,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     host_factors_ = std::move(h);
   }
 
+  args.neumann_faces = neumann;
   args.dt = dt;
   args.u_in = u;
   args.f = f;
@@ -670,7 +667,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     }
     const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
       return chunked_kernel<T, C.value>(axis, source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
-                                        axis == 0 && plan_.x_staged_source, plan_.neumann);
+                                        axis == 0 && plan_.x_staged_source, neumann != 0);
     });
     // Set again: another instance (another grid) may have set this kernel's limit lower.
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -2,7 +2,8 @@
 // The fused Douglas step of the CUDA backend (DESIGN.md §3, "fusion is where the speed
 // is"): three passes instead of five for constant alpha, Dirichlet data that does not
 // move and insulated (zero-flux Neumann) faces, and for alpha fields between fixed
-// Dirichlet faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the runtime's opaque CUstream_st*.
+// Dirichlet faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
+// runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/operator_view.hpp"
 
@@ -70,9 +71,7 @@ class FusedDouglasStep {
   // Launch plan of the three passes for one grid shape, device and source/no source.
   struct Plan {
     int n[3] = {0, 0, 0};
-    int first[3] = {0, 0, 0};  // the unknowns per axis (fused::first_unknown, last_unknown)
-    int last[3] = {0, 0, 0};
-    bool neumann = false;      // a face is Neumann
+    int neumann_faces = 0;  // the Neumann faces (bit face_index): with n, the lines' unknowns
     int device = -1;
     bool source = false;
     bool aligned = false;  // u, d and f 16-byte aligned

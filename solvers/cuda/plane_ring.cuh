@@ -67,13 +67,8 @@ struct PlaneRing {
   }
   __device__ void produce(const T* src, std::size_t plane_stride, std::size_t row_stride, unsigned row_bytes,
                           int count, int begin, int last) const {
-    for (int p = begin; p <= last; ++p) {
-      const int slot = claim(p, count * row_bytes);
-      T* dst = slots + static_cast<std::size_t>(slot) * rows * stride;
-      const T* plane_src = src + plane_stride * p;
-      for (int r = 0; r < count; ++r)
-        bulk_load(dst + static_cast<std::size_t>(r) * stride, plane_src + r * row_stride, row_bytes, full + slot);
-    }
+    produce_rows(begin, last, count, row_bytes,
+                 [&](int p, int r) { return src + plane_stride * p + static_cast<std::size_t>(r) * row_stride; });
   }
   // The producer lane: planes first..last of a grid array (nz planes of ny rows of nx
   // values, plane_stride = nx ny), `count` rows per plane from row row0 on, where a row or
@@ -81,13 +76,18 @@ struct PlaneRing {
   // (mirror_node) is streamed in its place.
   __device__ void produce_mirrored(const T* grid, std::size_t plane_stride, int nx, unsigned row_bytes, int row0,
                                    int count, int ny, int nz, int last) const {
-    for (int p = first; p <= last; ++p) {
+    produce_rows(first, last, count, row_bytes, [&](int p, int r) {
+      return grid + plane_stride * mirror_node(p, nz) + static_cast<std::size_t>(mirror_node(row0 + r, ny)) * nx;
+    });
+  }
+  // Planes begin..last, count rows each, row r of plane p from row_src(p, r).
+  template <class RowSource>
+  __device__ void produce_rows(int begin, int last, int count, unsigned row_bytes, const RowSource& row_src) const {
+    for (int p = begin; p <= last; ++p) {
       const int slot = claim(p, count * row_bytes);
       T* dst = slots + static_cast<std::size_t>(slot) * rows * stride;
-      const T* plane_src = grid + plane_stride * mirror_node(p, nz);
       for (int r = 0; r < count; ++r)
-        bulk_load(dst + static_cast<std::size_t>(r) * stride,
-                  plane_src + static_cast<std::size_t>(mirror_node(row0 + r, ny)) * nx, row_bytes, full + slot);
+        bulk_load(dst + static_cast<std::size_t>(r) * stride, row_src(p, r), row_bytes, full + slot);
     }
   }
   // The producer lane, before the copies of plane p (bytes in all, on its full barrier,
