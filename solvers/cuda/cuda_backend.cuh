@@ -118,6 +118,9 @@ template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s);
+// field *= factor on the nodes of face `face` (face_layout.hpp).
+template <class T>
+void launch_scale_face(const Grid3& grid, int face, T factor, T* field, cudaStream_t s);
 template <class T>
 void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
                                    const T* in, T* out, cudaStream_t s);

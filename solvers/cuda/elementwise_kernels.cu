@@ -47,6 +47,18 @@ __global__ void set_face_kernel(int nx, int ny, int nz, int face, const T* __res
     field[face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu))] = values[e];
 }
 
+// field *= factor on the nodes of face `face`.
+template <class T>
+__global__ void scale_face_kernel(int nx, int ny, int nz, int face, T factor, T* __restrict__ field) {
+  const int n[3] = {nx, ny, nz};
+  const FaceAxes fa = face_axes(face);
+  const int nu = n[fa.u];
+  const std::size_t count = static_cast<std::size_t>(nu) * n[fa.v];
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    field[face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu))] *= factor;
+}
+
 template <class T>
 __global__ void face_tangential_factor_kernel(OperatorView<T> op, int face, int axis, T tau,
                                               const T* __restrict__ in, T* __restrict__ out) {
@@ -83,6 +95,14 @@ void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cud
 }
 
 template <class T>
+void launch_scale_face(const Grid3& grid, int face, T factor, T* field, cudaStream_t s) {
+  const std::size_t count = face_size(grid, face);
+  if (count == 0) return;
+  scale_face_kernel<<<grid_for(count), kThreads, 0, s>>>(grid.n[0], grid.n[1], grid.n[2], face, factor, field);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
 void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
                                    const T* in, T* out, cudaStream_t s) {
   const FaceAxes fa = face_axes(face);
@@ -96,6 +116,7 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
   template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
+  template void launch_scale_face<T>(const Grid3&, int, T, T*, cudaStream_t);            \
   template void launch_face_tangential_factor<T>(const OperatorView<T>&, int, int, T, const T*, \
                                                  T*, cudaStream_t);
 ADI3D_INSTANTIATE(float)

@@ -92,6 +92,27 @@ template <class T>
 int last_unknown(const OperatorView<T>& op, int axis) {
   return op.hi[axis] == BoundaryKind::dirichlet ? op.n[axis] - 2 : op.n[axis] - 1;
 }
+template <class T>
+int unknowns(const OperatorView<T>& op, int axis) {
+  return last_unknown(op, axis) - first_unknown(op, axis) + 1;
+}
+// The chunk capacity of the warp solve for op's lines along axis: their unknowns, which
+// Neumann ends add to (a line of n nodes between Dirichlet faces has n - 2).
+template <class T>
+int unknowns_chunk_cap(const OperatorView<T>& op, int axis) {
+  return chunk_cap(unknowns(op, axis) + 2);
+}
+
+// The Neumann faces of op, as the passes' arguments hold them (neumann_faces: bit
+// face_index).
+template <class T>
+int neumann_face_mask(const OperatorView<T>& op) {
+  int mask = 0;
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side = 0; side < 2; ++side)
+      if ((side ? op.hi[axis] : op.lo[axis]) == BoundaryKind::neumann) mask |= 1 << face_index(axis, side);
+  return mask;
+}
 
 // Row m of (I - tau A_axis) on constant-alpha lines as the line passes solve it, by the
 // same point rules (axis_row, implicit_row) as every other line solver: a Neumann end row

@@ -383,7 +383,7 @@ struct PassLines {
 };
 template <class T>
 PassLines pass_lines(const OperatorView<T>& op, int axis) {
-  return {op.n[axis], fused::last_unknown(op, axis) - fused::first_unknown(op, axis) + 3};
+  return {op.n[axis], fused::unknowns(op, axis) + 2};
 }
 
 // Which kernel takes the lines of this axis: 1 chunked, 2 fallback, 0 none.
@@ -441,16 +441,6 @@ XYKernel<T> xy_kernel(int cap, bool source) {
   return nullptr;
 }
 
-// The Neumann faces of op, as fused::PassArgs::neumann_faces holds them (bit face_index).
-template <class T>
-int neumann_face_mask(const OperatorView<T>& op) {
-  int mask = 0;
-  for (int axis = 0; axis < 3; ++axis)
-    for (int side = 0; side < 2; ++side)
-      if ((side ? op.hi[axis] : op.lo[axis]) == BoundaryKind::neumann) mask |= 1 << face_index(axis, side);
-  return mask;
-}
-
 }  // namespace
 
 template <class T>
@@ -460,7 +450,7 @@ bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
     if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const int neumann = neumann_face_mask(op);
+  const int neumann = fused::neumann_face_mask(op);
   for (int axis = 0; axis < 3; ++axis) {
     if (((neumann >> face_index(axis, 0)) & 3) && op.n[axis] < 3) return false;  // no node inside to mirror
     if (pass_kind<T>(axis, pass_lines(op, axis), optin) == 0) return false;
@@ -475,13 +465,13 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
   p.device = device;
   p.source = source;
   p.aligned = aligned;
-  p.neumann_faces = neumann_face_mask(op);
+  p.neumann_faces = fused::neumann_face_mask(op);
   const bool neumann = p.neumann_faces != 0;
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int unknowns[3];
-  for (int axis = 0; axis < 3; ++axis) unknowns[axis] = fused::last_unknown(op, axis) - fused::first_unknown(op, axis) + 1;
+  for (int axis = 0; axis < 3; ++axis) unknowns[axis] = fused::unknowns(op, axis);
   for (int axis = 0; axis < 3; ++axis) {
     const PassLines lines = pass_lines(op, axis);
     const int other = axis == 2 ? 1 : 2;
@@ -572,13 +562,14 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   for (int axis = 0; axis < 3; ++axis)
     if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return true;
   if (op.alpha_field) {
-    last_variable_x_pass_ = fused_variable_step(op, u, f, dt, tau, d, device, stream, variable_x_pass_);
-    return true;
+    const int x_kernels = fused_variable_step(op, u, f, dt, tau, d, device, stream, variable_x_pass_);
+    last_variable_x_pass_ = x_kernels == 1;
+    return x_kernels != 0;
   }
   const bool source = f != nullptr;
   // (f too: the bulk x pass may load its rows.)
   const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
-  const int neumann = neumann_face_mask(op);
+  const int neumann = fused::neumann_face_mask(op);
   if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
       plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.neumann_faces != neumann ||
       plan_.merge_xy != merge_xy_) {

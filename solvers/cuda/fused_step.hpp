@@ -1,8 +1,8 @@
 #pragma once
 // The fused Douglas step of the CUDA backend (DESIGN.md §3, "fusion is where the speed
 // is"): three passes instead of five for constant alpha, Dirichlet data that does not
-// move and insulated (zero-flux Neumann) faces, and for alpha fields between fixed
-// Dirichlet faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
+// move and insulated (zero-flux Neumann) faces, and for alpha fields between the same
+// faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
 // runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/operator_view.hpp"
@@ -45,16 +45,16 @@ struct FusedStepPolicy {
 template <class T>
 class FusedDouglasStep {
  public:
-  // True when the fused path covers this operator: constant alpha with Dirichlet or
-  // Neumann faces (no periodic axis; the caller keeps Neumann data non-zero off it: the
-  // passes solve under zero flux), or an alpha field between Dirichlet faces
-  // (fused_variable_applies), and lines short enough for a shared-memory tile on this
-  // device.
+  // True when the fused path covers this operator: constant alpha or an alpha field
+  // (fused_variable_applies), with Dirichlet or Neumann faces (no periodic axis; the
+  // caller keeps Neumann data non-zero off it: the passes solve under zero flux), and lines
+  // short enough for a shared-memory tile on this device.
   bool applies(const OperatorView<T>& op, int device) const;
   // u += du of one Douglas step with rhs dt (A u + f) (f may be null) and implicit
   // factors (I - tau A_axis); d is a grid-sized scratch. Returns false, launching nothing,
   // where applies() is false, or where a Neumann face meets lines that only the fallback
-  // tile kernel takes (which solves between Dirichlet faces).
+  // tile kernel takes (which solves between Dirichlet faces), or, with an alpha field, an
+  // x pass other than the one kernel (fused_variable_step).
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
   // Whether the x and y passes may run as one kernel (fused_step_xy_kernel.cuh: d between
   // them through L2), where it applies; off by default (CudaPolicy::fused_xy says why).

@@ -167,22 +167,23 @@ struct SolveArgs : PassArgs<T> {
 
 // The first and last unknown along an axis of the fused passes: 1 and n-2 between
 // Dirichlet faces, 0 after a Neumann face, n-1 before one.
-template <class T>
-__host__ __device__ __forceinline__ int first_unknown_of(const PassArgs<T>& a, int axis) {
+// (Args: PassArgs, or the variable passes' VarPassArgs and VarXArgs: n and neumann_faces.)
+template <class Args>
+__host__ __device__ __forceinline__ int first_unknown_of(const Args& a, int axis) {
   return (a.neumann_faces >> (2 * axis)) & 1 ? 0 : 1;
 }
-template <class T>
-__host__ __device__ __forceinline__ int last_unknown_of(const PassArgs<T>& a, int axis) {
+template <class Args>
+__host__ __device__ __forceinline__ int last_unknown_of(const Args& a, int axis) {
   return a.n[axis] - ((a.neumann_faces >> (2 * axis + 1)) & 1 ? 1 : 2);
 }
 
 // The same in a kernel built for Neumann faces (kNeumann), else 1 and n-2 outright.
-template <bool kNeumann, class T>
-__device__ __forceinline__ int first_of(const PassArgs<T>& a, int axis) {
+template <bool kNeumann, class Args>
+__device__ __forceinline__ int first_of(const Args& a, int axis) {
   return kNeumann ? first_unknown_of(a, axis) : 1;
 }
-template <bool kNeumann, class T>
-__device__ __forceinline__ int last_of(const PassArgs<T>& a, int axis) {
+template <bool kNeumann, class Args>
+__device__ __forceinline__ int last_of(const Args& a, int axis) {
   return kNeumann ? last_unknown_of(a, axis) : a.n[axis] - 2;
 }
 
@@ -232,8 +233,8 @@ __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, cons
 struct NeumannXRows {
   int lo_q, hi_q;
 };
-template <class T, int C>
-__device__ __forceinline__ NeumannXRows neumann_x_rows(const PassArgs<T>& a) {
+template <class T, int C, class Args>
+__device__ __forceinline__ NeumannXRows neumann_x_rows(const Args& a) {
   const int lane = threadIdx.x & 31;
   const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
   return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1};
@@ -635,8 +636,8 @@ __device__ __forceinline__ TileSpan tile_span(const Args& a) {
   else
     return {1, a.n[kAxis] - 2, 1, a.n[0] - 2, 1, a.n[kOther] - 2};
 }
-template <int kAxis, class T>
-__device__ __forceinline__ TileSpan fused_tile_span(const PassArgs<T>& a) {
+template <int kAxis, class Args>
+__device__ __forceinline__ TileSpan fused_tile_span(const Args& a) {
   constexpr int kOther = kAxis == 1 ? 2 : 1;
   const int first = first_unknown_of(a, kAxis), o_first = first_unknown_of(a, kOther);
   return {first, last_unknown_of(a, kAxis) - first + 1, first_unknown_of(a, 0), last_unknown_of(a, 0), o_first,

@@ -11,6 +11,9 @@
 // and z are fused (fused_step_var_kernels.cuh): y solves in place, z solves and adds to
 // u. Arrays per point: 10 with alpha and the one-kernel x pass (13 with the two; 11 and 14
 // with a source), against 15 for the unfused step; 7 and three reads of the index with it.
+// Neumann faces: their nodes are unknowns of every pass, their rows solved halved (the
+// symmetric form of the warp solve): the x pass halves the x end rows and the rhs of the
+// lines on a Neumann y or z face, so that the y and z tiles take their rhs halved.
 #include "solvers/cuda/cuda_backend.cuh"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
@@ -28,17 +31,34 @@
 namespace adi3d::cuda {
 namespace {
 
-// fused_variable_x_pass on the device of limits.
+// fused_variable_x_pass on the device of limits. With Neumann faces (neumann_faces, bit
+// face_index) the stencil and the plain x solve take the unknowns (the solve halves a
+// Neumann x end's row itself), and the faces' scale (the rhs of the lines on a Neumann y
+// or z face halved, as the one kernel's: ends_scale) between them; 0, launching nothing,
+// where the plain solve does not take the lines.
 template <class T>
 int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-           const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass) {
-  if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s)) return 1;
+           const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass, int neumann_faces = 0) {
+  if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s, neumann_faces))
+    return 1;
+  int first[3], last[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    first[axis] = fused::first_unknown(op, axis);
+    last[axis] = fused::last_unknown(op, axis);
+  }
+  const fused::VarSolveArgs<T> lines = fused::var_solve_args(op, first, last, tau, d);
+  const fused::XLineVarLaunch<T> warp_lines =
+      op.alpha_field ? fused::x_line_var_launch(lines, limits) : fused::XLineVarLaunch<T>{};
+  if (neumann_faces && !warp_lines.kernel) return 0;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
-  // The interior lines (the y pass takes no others) by a warp per line where its rows fit,
-  // by the material index where there is one, else from alpha (x_line_var_kernel.cuh;
-  // 512^3 double plain x solve from alpha 1.14 ms against the library's 1.30).
-  const int first[3] = {1, 1, 1}, last[3] = {op.n[0] - 2, op.n[1] - 2, op.n[2] - 2};
-  if (op.alpha_field && fused::launch_x_line_var(fused::var_solve_args(op, first, last, tau, d), limits, s)) return 2;
+  Grid3 grid;
+  for (int axis = 0; axis < 3; ++axis) grid.n[axis] = op.n[axis];
+  for (int face = face_index(1, 0); face <= face_index(2, 1); ++face)
+    if ((neumann_faces >> face) & 1) launch_scale_face(grid, face, T(0.5), d, s);
+  // The lines by a warp per line where its rows fit, by the material index where there
+  // is one, else from alpha (x_line_var_kernel.cuh; 512^3 double plain x solve from alpha
+  // 1.14 ms against the library's 1.30).
+  if (fused::launch_x_line_var(lines, warp_lines, limits, s)) return 2;
   if (!launch_tridiag_generated_x(op, tau, d, s))
     throw std::logic_error("fused_variable_step: x lines outside the generated-row solve");
   return 2;
@@ -48,19 +68,29 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
 
 template <class T>
 bool fused_variable_applies(const OperatorView<T>& op, int device) {
-  for (int axis = 0; axis < 3; ++axis)
-    if (op.lo[axis] != BoundaryKind::dirichlet || op.hi[axis] != BoundaryKind::dirichlet) return false;
-  if (op.n[0] < 1 || op.n[0] > LineSolvePolicy::tridiag_generated_max_rows) return false;
+  const bool neumann = fused::neumann_face_mask(op) != 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
+    // A Neumann face's ghost mirrors the node inside it, and only the one-kernel x pass
+    // (3 nodes an axis) takes Neumann faces.
+    if (neumann && op.n[axis] < 3) return false;
+  }
+  if (neumann ? fused::unknowns_chunk_cap(op, 0) == 0 : op.n[0] > LineSolvePolicy::tridiag_generated_max_rows)
+    return false;
   const int optin = fused::device_limits(device).optin;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
-    if (n < 1) return false;
     if (n < 3) continue;  // nothing to solve
-    const int cap = fused::chunk_cap(n);
+    const int cap = fused::unknowns_chunk_cap(op, axis);
     if (cap == 0) return false;
+    // The smallest tiles var_tile_launch takes: one buffer.
     const std::size_t smem = fused::with_chunk_cap(cap, [&](auto C) {
-      return op.material ? fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), C.value, false, 1, true>(n)
-                         : fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, C.value>(n);
+      constexpr int c = C.value;
+      if (op.material)
+        return neumann ? fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), c, false, 1, true, false, true>(n)
+                       : fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), c, false, 1, true>(n);
+      return neumann ? fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, c, false, 1, false, false, true>(n)
+                     : fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, c>(n);
     });
     if (smem > static_cast<std::size_t>(optin)) return false;
   }
@@ -74,30 +104,35 @@ int fused_variable_x_pass(const OperatorView<T>& op, const T* u, const T* f, T d
 }
 
 template <class T>
-bool fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
-                         CUstream_st* stream, bool variable_x_pass) {
+int fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, int device,
+                        CUstream_st* stream, bool variable_x_pass) {
   const cudaStream_t s = stream;
   const fused::DeviceLimits limits = fused::device_limits(device);
-  const bool one_kernel_x = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, variable_x_pass) == 1;
+  const int neumann = fused::neumann_face_mask(op);
+  const int x_kernels = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, variable_x_pass, neumann);
+  if (x_kernels == 0) return 0;
   fused::VarPassArgs<T> args{};
   fused::take_operator(args, op);
   args.tau = tau;
   args.alpha = op.alpha_field;
   args.d = d;
   args.u = u;
+  args.neumann_faces = neumann;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
-    const int cap = fused::chunk_cap(n);
-    const auto launch = op.material ? fused::var_tile_launch<T, false, true>(axis, n, cap, limits.optin)
-                                    : fused::var_tile_launch<T, false>(axis, n, cap, limits.optin);
+    const int cap = fused::unknowns_chunk_cap(op, axis);
+    const auto launch =
+        op.material ? (neumann ? fused::var_tile_launch<T, false, true, true>(axis, n, cap, limits.optin)
+                               : fused::var_tile_launch<T, false, true>(axis, n, cap, limits.optin))
+                    : (neumann ? fused::var_tile_launch<T, false, false, true>(axis, n, cap, limits.optin)
+                               : fused::var_tile_launch<T, false>(axis, n, cap, limits.optin));
     // Persistent blocks, one wave.
     const int per_sm = fused::blocks_per_sm(launch.kernel, launch.smem, launch.threads, limits);
-    const int other_n = axis == 2 ? op.n[1] : op.n[2];
-    const int tiles = (op.n[0] + launch.lines - 1) / launch.lines * (other_n - 2);
+    const int tiles = (op.n[0] + launch.lines - 1) / launch.lines * fused::unknowns(op, axis == 2 ? 1 : 2);
     launch.kernel<<<std::min(tiles, std::max(1, per_sm) * limits.sms), launch.threads, launch.smem, s>>>(args);
     ADI3D_CUDA_LAUNCH_CHECK();
   }
-  return one_kernel_x;
+  return x_kernels;
 }
 
 template bool fused_variable_applies<float>(const OperatorView<float>&, int);
@@ -106,9 +141,9 @@ template int fused_variable_x_pass<float>(const OperatorView<float>&, const floa
                                           float*, int, CUstream_st*, bool);
 template int fused_variable_x_pass<double>(const OperatorView<double>&, const double*, const double*, double,
                                            double, double*, int, CUstream_st*, bool);
-template bool fused_variable_step<float>(const OperatorView<float>&, float*, const float*, float, float,
-                                         float*, int, CUstream_st*, bool);
-template bool fused_variable_step<double>(const OperatorView<double>&, double*, const double*, double,
-                                          double, double*, int, CUstream_st*, bool);
+template int fused_variable_step<float>(const OperatorView<float>&, float*, const float*, float, float, float*, int,
+                                        CUstream_st*, bool);
+template int fused_variable_step<double>(const OperatorView<double>&, double*, const double*, double, double,
+                                         double*, int, CUstream_st*, bool);
 
 }  // namespace adi3d::cuda

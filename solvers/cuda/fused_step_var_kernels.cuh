@@ -194,6 +194,10 @@ struct VarPassArgs {
   const std::uint8_t* material;
   const T* material_face_mean;
   int material_pitch;
+  // The Neumann faces (bit face_index), for the kernels built with kNeumann: their nodes
+  // are unknowns too (first_unknown_of), and the rhs comes halved at them from the x pass
+  // (ends_scale).
+  int neumann_faces;
 };
 
 // The shape, spacing and material index of op into a variable pass's arguments
@@ -277,19 +281,22 @@ __host__ __device__ std::size_t yz_var_alpha_tile_bytes(int n) {
   return static_cast<std::size_t>(n) * (L + 1) * sizeof(T);
 }
 // A tile buffer: the data tile, then its alpha or material tile (none with kSharedAlpha:
-// the buffers share one alpha tile, after them).
-template <class T, int L, int C, bool kSolveOnly, bool kMaterial, bool kSharedAlpha = false>
+// the buffers share one alpha tile, after them). The data tile has a row per unknown: n
+// rows for a plain solve's nodes and lines with Neumann ends (kNeumann), else n - 2.
+template <class T, int L, int C, bool kSolveOnly, bool kMaterial, bool kSharedAlpha = false, bool kNeumann = false>
 __host__ __device__ std::size_t yz_var_buffer_bytes(int n) {
-  const std::size_t data = static_cast<std::size_t>(kSolveOnly ? n : n - 2) * (L + 1) * sizeof(T);
+  const std::size_t data = static_cast<std::size_t>(kSolveOnly || kNeumann ? n : n - 2) * (L + 1) * sizeof(T);
   if constexpr (kSharedAlpha) return data;
   if constexpr (!kMaterial) return data + yz_var_alpha_tile_bytes<T, L>(n);
   return (data + static_cast<std::size_t>(kMaterialTileRows<C>) * kMaterialTilePitch<L> + 15) / 16 * 16;
 }
 template <class T, bool kMaterial>
 constexpr std::size_t kFaceTableBytes = kMaterial ? kMaxMaterials * kMaxMaterials * sizeof(T) : 0;
-template <class T, int L, int C, bool kSolveOnly = false, int NB = 1, bool kMaterial = false, bool kSharedAlpha = false>
+template <class T, int L, int C, bool kSolveOnly = false, int NB = 1, bool kMaterial = false, bool kSharedAlpha = false,
+          bool kNeumann = false>
 std::size_t yz_var_smem_bytes(int n) {
-  return kFaceTableBytes<T, kMaterial> + NB * yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial, kSharedAlpha>(n) +
+  return kFaceTableBytes<T, kMaterial> +
+         NB * yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial, kSharedAlpha, kNeumann>(n) +
          (kSharedAlpha ? yz_var_alpha_tile_bytes<T, L>(n) : 0);
 }
 
@@ -300,7 +307,7 @@ constexpr int yz_var_min_blocks() {
 }
 
 template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int W = 8, bool kMaterial = false,
-          bool kSharedAlpha = false>
+          bool kSharedAlpha = false, bool kNeumann = false>
 __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     yz_var_kernel(std::conditional_t<kSolveOnly, VarSolveArgs<T>, VarPassArgs<T>> a) {
   constexpr int kThreads = 32 * W;
@@ -311,22 +318,28 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
   static_assert(NB == 1 || NB == 2, "one or two tile buffers");
   static_assert(!(kMaterial && kSolveOnly), "material tiles serve the fused passes");
   static_assert(!kSharedAlpha || (NB == 2 && !kMaterial), "a shared alpha tile: two data buffers");
+  static_assert(!(kNeumann && kSolveOnly), "a plain solve takes its span from its args");
   constexpr int PB = kMaterialTilePitch<L>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int n = a.n[kAxis];
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
-  const TileSpan span = tile_span<kAxis, kSolveOnly>(a);
+  TileSpan span;
+  if constexpr (kNeumann)
+    span = fused_tile_span<kAxis>(a);
+  else
+    span = tile_span<kAxis, kSolveOnly>(a);
   const int first = span.first, R = span.R, i_first = span.i_first, i_last = span.i_last, o_first = span.o_first,
             planes = span.planes;
-  // The data tile's row 0 is node d0 of the line: node 1 (the unknowns only), or node 0.
-  constexpr int d0 = kSolveOnly ? 0 : 1;
+  // The data tile's row 0 is node d0 of the line: the first unknown (the fused passes), or
+  // node 0 (a plain solve: all n nodes).
+  const int d0 = kSolveOnly ? 0 : kNeumann ? first : 1;
   const int data_rows = kSolveOnly ? n : R;
   // The face table, then buffer b: data tile, then alpha (or material) tile. (A buffer's
   // size in values, an int: a 64-bit size held through the loop cost the solve-only
   // kernels of two buffers registers, and spills.)
   const int buffer_elems =
-      static_cast<int>(yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial, kSharedAlpha>(n) / sizeof(T));
+      static_cast<int>(yz_var_buffer_bytes<T, L, C, kSolveOnly, kMaterial, kSharedAlpha, kNeumann>(n) / sizeof(T));
   T* const table = reinterpret_cast<T*>(smem_raw);
   T* const tile0 = reinterpret_cast<T*>(smem_raw + kFaceTableBytes<T, kMaterial>);
   const int tiles_i = (nx + L - 1) / L;
@@ -419,7 +432,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       bool ok2;
       const std::size_t q0 = offset(next, ok2);
       if (!kSolveOnly && !kMaterial && !kSharedAlpha && kAxis == 2 && ok2 && (col == 0 || col == L - 1))
-        for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + 1 - row0) * row_stride);
+        for (int r = row0; r < R; r += RS) prefetch_l2(a.u + q0 + (r + d0 - row0) * row_stride);
     }
     cp_async_commit();
   };
@@ -449,13 +462,17 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
       return face_weight(a0, a1, tw);
   };
   // Face q of this lane's chunk in line s of this warp's: tau inv_h2 times the mean of its
-  // two nodes' alpha (kSolveOnly: 0 for faces out of the line, past a Neumann end or in
-  // the padding), or the table's weight for their materials.
+  // two nodes' alpha (kSolveOnly, kNeumann: 0 for faces out of the line, past a Neumann end
+  // or in the padding), or the table's weight for their materials.
   auto face_of = [&](const T* atile, int s, int q) -> T {
     const T* ca = atile + warp * LPW + s;
     auto al = [&](int m) { return ca[max(0, min(m, n - 1)) * P]; };
-    if constexpr (kSolveOnly) {
-      const int m = lane_node + q;  // face q joins nodes m - 1 and m
+    const int m = lane_node + q;  // face q joins nodes m - 1 and m
+    if constexpr (kNeumann && kMaterial) {
+      // (Node m - 1 is -1 only before a Neumann end, whose face ends.face drops.)
+      const unsigned char* cm = reinterpret_cast<const unsigned char*>(atile) + warp * LPW + s;
+      return ends.face(q, table[static_cast<int>(cm[max(m - 1, 0) * PB]) * kMaxMaterials + static_cast<int>(cm[m * PB])]);
+    } else if constexpr (kSolveOnly || kNeumann) {
       return ends.face(q, weight(al(m - 1), al(m)));  // (loads shared with the faces beside)
     } else if constexpr (kMaterial) {
       // The lane's first face's first node: row lane C of the tile.
@@ -477,7 +494,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     T v[C];
 #pragma unroll
     for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
-    if constexpr (kSolveOnly) {
+    if constexpr (kSolveOnly || kNeumann) {
       warp_solve_var<T, C, false>(v, face, [&](int q) { return ends.mass(q); }, lim);
     } else {
       warp_solve_var<T, C, false>(v, face, [](int) { return T(1); }, lim);
@@ -629,30 +646,34 @@ constexpr bool kSharedAlphaTilesY = std::is_same_v<T, float>;
 // spilled 12 to 108 bytes).
 constexpr int kSharedAlphaMaxChunk = 17;
 
-template <class T, bool kSolveOnly, bool kMaterial = false>
+// kNeumann (the fused passes): the kernels built for Neumann faces, whose tiles cover the
+// unknowns (VarPassArgs::neumann_faces); lines of n nodes, cap from their unknowns.
+template <class T, bool kSolveOnly, bool kMaterial = false, bool kNeumann = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
+  static_assert(!(kSolveOnly && kNeumann), "a plain solve takes its span from its args");
   constexpr int L = var_tile_lines<T, kMaterial>();
+  constexpr bool N = kNeumann;
   return with_chunk_cap(cap, [&](auto C) -> VarTileLaunch<T, kSolveOnly> {
     constexpr int c = C.value;
     if constexpr (kVarPairedBlocks<T, kMaterial>) {
       constexpr int W = kVarPairedWarps;
-      const std::size_t smem = yz_var_smem_bytes<T, L, c, kSolveOnly, 1, kMaterial>(n);
+      const std::size_t smem = yz_var_smem_bytes<T, L, c, kSolveOnly, 1, kMaterial, false, N>(n);
       // the driver's 1 KiB a block besides
       if ((axis == 2 || !kVarTwoTiles<T, c>) && 2 * smem + 1024 <= smem_limit)
-        return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, W, kMaterial>
-                          : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial>,
+        return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, W, kMaterial, false, N>
+                          : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, W, kMaterial, false, N>,
                 32 * W, smem, L};
     }
     if constexpr (!kMaterial && kVarTwoTiles<T, c> && c <= kSharedAlphaMaxChunk) {
       constexpr int L2 = kYZLines<T>;
-      const std::size_t smem = yz_var_smem_bytes<T, L2, c, kSolveOnly, 2, false, true>(n);
+      const std::size_t smem = yz_var_smem_bytes<T, L2, c, kSolveOnly, 2, false, true, N>(n);
       if (smem <= smem_limit) {
         if (axis == 2)
-          return {yz_var_kernel<T, L2, c, 2, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
+          return {yz_var_kernel<T, L2, c, 2, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true, N>,
                   32 * kVarTwoTileWarps<T>, smem, L2};
         if constexpr (kSharedAlphaTilesY<T>)
           if (axis == 1)
-            return {yz_var_kernel<T, L2, c, 1, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true>,
+            return {yz_var_kernel<T, L2, c, 1, kSolveOnly, 2, kVarTwoTileWarps<T>, false, true, N>,
                     32 * kVarTwoTileWarps<T>, smem, L2};
       }
     }
@@ -663,15 +684,16 @@ VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size
       // 0.738 / 0.738 / 0.788 (0.85 with the L2 prefetch of u); since the one-reciprocal
       // solve, two take 0.726 against 0.745.
       constexpr bool kTwoTilesZ = kMaterial ? std::is_same_v<T, float> : !(std::is_same_v<T, double> && !kSolveOnly);
-      const std::size_t smem = yz_var_smem_bytes<T, L, c, kSolveOnly, 2, kMaterial>(n);
+      const std::size_t smem = yz_var_smem_bytes<T, L, c, kSolveOnly, 2, kMaterial, false, N>(n);
       if (smem <= smem_limit) {
-        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
-        if constexpr (kTwoTilesZ) return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W, kMaterial>, 32 * W, smem, L};
+        if (axis == 1) return {yz_var_kernel<T, L, c, 1, kSolveOnly, 2, W, kMaterial, false, N>, 32 * W, smem, L};
+        if constexpr (kTwoTilesZ)
+          return {yz_var_kernel<T, L, c, 2, kSolveOnly, 2, W, kMaterial, false, N>, 32 * W, smem, L};
       }
     }
-    return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, 8, kMaterial>
-                      : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, 8, kMaterial>,
-            256, yz_var_smem_bytes<T, L, c, kSolveOnly, 1, kMaterial>(n), L};
+    return {axis == 1 ? yz_var_kernel<T, L, c, 1, kSolveOnly, 1, 8, kMaterial, false, N>
+                      : yz_var_kernel<T, L, c, 2, kSolveOnly, 1, 8, kMaterial, false, N>,
+            256, yz_var_smem_bytes<T, L, c, kSolveOnly, 1, kMaterial, false, N>(n), L};
   });
 }
 

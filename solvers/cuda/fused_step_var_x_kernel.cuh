@@ -51,6 +51,7 @@ struct VarXArgs {
   int material_pitch;  // bytes per row of the index (a multiple of 32)
   int material_count;
   PlaneTasks tasks;  // the blocks' share of the (slab, plane) units
+  int neumann_faces;  // (kNeumann) bit face_index, as VarPassArgs
 };
 
 // The ring's slots of u, and of alpha one fewer: a plane's alpha is read for the last time
@@ -147,14 +148,47 @@ __device__ __forceinline__ void load_var_x_tables(T* tables, const T* face_mean,
 
 // Row sum of the 7-point operator at s (u there: uc; the x and y neighbours beside it in
 // the slot, rows stride apart; pm / pp: the planes below and above), weights w*, in
-// apply_operator's order, so that the sums round as the stencil's.
-template <class T>
+// apply_operator's order, so that the sums round as the stencil's. kNeumann: a Neumann x
+// face's end node (mirror_lo: the line's first, mirror_hi: its last) takes its ghost's u
+// from the mirror, the node inside.
+template <class T, bool kNeumann = false>
 __device__ __forceinline__ T seven_point_row(const T* s, T uc, int stride, T pm, T pp, T wxm, T wxp, T wym, T wyp,
-                                             T wzm, T wzp) {
-  T sum = wxm * (s[-1] - uc) + wxp * (s[1] - uc);
+                                             T wzm, T wzp, bool mirror_lo = false, bool mirror_hi = false) {
+  T left = s[-1], right = s[1];
+  if (kNeumann) {
+    left = mirror_lo ? right : left;
+    right = mirror_hi ? left : right;
+  }
+  T sum = wxm * (left - uc) + wxp * (right - uc);
   sum += wym * (s[-stride] - uc) + wyp * (s[stride] - uc);
   sum += wzm * (pm - uc) + wzp * (pp - uc);
   return sum;
+}
+
+// A lane's rows of an x line at a Neumann x face (kNeumann): its chunk's row 0 is the
+// line's first node, behind a Neumann face (lo: lane 0 only), or a row the last, before one
+// (hi_row: that row's bit). A bit, not a row index: with the index, the compiler made each
+// unrolled loop that touches that one row a store at a run-time index (x_mean[hi_q + 1] =
+// x_mean[hi_q]), and moved the whole array to local memory (the float pass by material
+// index, 15 lines of 17-row chunks: 84 bytes of spills at its 128 registers).
+struct XLineEnds {
+  bool lo;
+  unsigned long long hi_row;  // (rows 0..32)
+  __device__ __forceinline__ bool hi(int q) const { return (hi_row >> q) & 1u; }
+  __device__ __forceinline__ bool end_row(int q) const { return (q == 0 && lo) || hi(q); }
+  // Face q of the chunk (between rows q-1 and q) is an end row's ghost face.
+  __device__ __forceinline__ bool ghost_face(int q) const { return q == 0 ? lo : hi(q - 1); }
+};
+
+// The x faces of a lane's chunk (face q between rows q-1 and q) at a Neumann x face's end
+// node: the ghost's face takes its mirror's, the face inside, as its u does (the half-cell
+// balance of discretization.hpp: the two faces' weights equal, to the rounding of the
+// mean).
+template <int C, class F>
+__device__ __forceinline__ void mirror_end_faces(F (&x_face)[C + 1], XLineEnds e) {
+  x_face[0] = e.lo ? x_face[1] : x_face[0];
+#pragma unroll
+  for (int q = 0; q < C; ++q) x_face[q + 1] = e.hi(q) ? x_face[q] : x_face[q + 1];
 }
 
 // A u and the faces on this lane's C rows of an x line, with materials: sc / mc point at
@@ -164,11 +198,13 @@ __device__ __forceinline__ T seven_point_row(const T* s, T uc, int stride, T pm,
 // on entry the weights of the faces below the rows (to plane k-1: the last plane's faces
 // above), on return those above (to plane k+1). x_face[q] on return: the tables' entry of
 // the x face between rows q-1 and q of the chunk (q = 0..C), for the solve's weights.
-template <class T, int C>
+// kNeumann: rows e.lo_q and e.hi_q are a Neumann x face's end nodes (neumann_x_rows),
+// whose ghost's face and u are their mirrors' (a Dirichlet face's end node is not a row).
+template <class T, int C, bool kNeumann = false>
 __device__ __forceinline__ void material_operator_rows(T (&v)[C], int (&x_face)[C + 1], T (&z_face)[C], const T* tables,
                                                        CompactTable tab, const T* sc, const T* pm, const T* pp,
                                                        int stride, const unsigned char* mc, const unsigned char* qp,
-                                                       int mstride) {
+                                                       int mstride, XLineEnds e = {}) {
   const T* wx = tables + kRhsX * kVarXTableSize;
   const T* wy = tables + kRhsY * kVarXTableSize;
   const T* wz = tables + kRhsZ * kVarXTableSize;
@@ -176,32 +212,37 @@ __device__ __forceinline__ void material_operator_rows(T (&v)[C], int (&x_face)[
   const SlotBytes<C> south(mc - mstride), north(mc + mstride), above(qp);
 #pragma unroll
   for (int q = 0; q <= C; ++q) x_face[q] = tab.at(line[q], line[q + 1]);
+  if (kNeumann) mirror_end_faces<C>(x_face, e);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int m = line[q + 1];
     const T z_up = wz[tab.at(m, above[q])];
-    v[q] = seven_point_row(sc + q, sc[q], stride, pm[q], pp[q], wx[x_face[q]], wx[x_face[q + 1]],
-                           wy[tab.at(south[q], m)], wy[tab.at(m, north[q])], z_face[q], z_up);
+    v[q] = seven_point_row<T, kNeumann>(sc + q, sc[q], stride, pm[q], pp[q], wx[x_face[q]], wx[x_face[q + 1]],
+                                        wy[tab.at(south[q], m)], wy[tab.at(m, north[q])], z_face[q], z_up,
+                                        q == 0 && e.lo, e.hi(q));
     z_face[q] = z_up;
   }
 }
 
 // The same with alpha: ac points at alpha of the lane's first row in plane k's slot (the
 // rows beside it stride apart), ap at plane k+1's; z_face as above (h[2] times the means);
-// x_mean[q] on return: the harmonic mean of the x face between rows q-1 and q.
-template <class T, int C>
+// x_mean[q] on return: the harmonic mean of the x face between rows q-1 and q; kNeumann
+// and e as above.
+template <class T, int C, bool kNeumann = false>
 __device__ __forceinline__ void alpha_operator_rows(T (&v)[C], T (&x_mean)[C + 1], T (&z_face)[C], const T* sc,
                                                     const T* pm, const T* pp, int stride, const T* ac, const T* ap,
-                                                    const T (&h)[3]) {
+                                                    const T (&h)[3], XLineEnds e = {}) {
 #pragma unroll
   for (int q = 0; q <= C; ++q) x_mean[q] = harmonic_mean_fast(ac[q - 1], ac[q]);
+  if (kNeumann) mirror_end_faces<C>(x_mean, e);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const T a = ac[q];
     const T z_up = harmonic_mean_fast(a, ap[q]) * h[2];
-    v[q] = seven_point_row(sc + q, sc[q], stride, pm[q], pp[q], x_mean[q] * h[0], x_mean[q + 1] * h[0],
-                           harmonic_mean_fast(ac[q - stride], a) * h[1], harmonic_mean_fast(a, ac[q + stride]) * h[1],
-                           z_face[q], z_up);
+    v[q] = seven_point_row<T, kNeumann>(sc + q, sc[q], stride, pm[q], pp[q], x_mean[q] * h[0], x_mean[q + 1] * h[0],
+                                        harmonic_mean_fast(ac[q - stride], a) * h[1],
+                                        harmonic_mean_fast(a, ac[q + stride]) * h[1], z_face[q], z_up, q == 0 && e.lo,
+                                        e.hi(q));
     z_face[q] = z_up;
   }
 }
@@ -239,11 +280,19 @@ constexpr int var_x_lines_long() {
 
 // Persistent blocks (gridDim.x of them): each takes its turns of the aligned tasks
 // (plane_tasks: a slab over a group of planes) and streams them through one ring.
-template <class T, int L, int C, bool kMaterial, bool kSolve = true>
+// kNeumann (kSolve): a face is Neumann (a.neumann_faces). The lines, planes and nodes
+// solved are then the unknowns (first_of, last_of); a slab's rows and planes past a
+// Neumann face are its ghosts, streamed from their mirrors (mirror_node), u and the
+// coefficients alike, so that the ghost faces' weights are their mirrors'; the x ends
+// mirror theirs in registers (mirror_end_faces). Every row at a Neumann face is solved
+// halved, as the y and z tiles solve theirs: the x end rows here, and the rows of lines on
+// a Neumann y or z face in the rhs (ends_scale; the x solve is linear).
+template <class T, int L, int C, bool kMaterial, bool kSolve = true, bool kNeumann = false>
 __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T> a) {
+  static_assert(kSolve || !kNeumann, "the planes stencil takes the interior nodes");
   constexpr int NS = kVarXSlots, NC = kVarXCoefSlots<kMaterial>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int nx = a.n[0], ny = a.n[1];
+  const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = var_x_row_stride<T, C>(nx);
   const int cstride = var_x_coef_stride<T, C, kMaterial>(nx, a.material_pitch);  // bytes
@@ -279,8 +328,11 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   const unsigned crow_bytes = kMaterial ? static_cast<unsigned>(a.material_pitch) : row_bytes;
-  const int lane_row = 1 + lane * C;    // this lane's first node
-  const int lim = (nx - 2) - lane * C;  // rows of this lane's chunk inside the line
+  const int first0 = first_of<kNeumann>(a, 0), last0 = last_of<kNeumann>(a, 0);
+  const int lane_row = first0 + lane * C;         // this lane's first node
+  const int lim = (last0 - first0 + 1) - lane * C;  // rows of this lane's chunk inside the line
+  const XLineEnds x_ends{kNeumann && lane == 0 && first0 == 0,
+                         kNeumann && last0 == nx - 1 && lim >= 1 && lim <= C ? 1ull << (lim - 1) : 0ull};
   // Where the lane reads its rows: a chunk past the line (lim <= 0) reads the line's end,
   // and discards what it makes, so that slot rows need no room for it (var_x_row_stride);
   // from a multiple of 32 nodes back, so that its reads keep their banks (clamped to node
@@ -303,27 +355,31 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
   int streamed = 0;  // planes through the ring so far
   for (long long task = blockIdx.x; task < tasks; task += gridDim.x) {
     const PlaneSegment seg = a.tasks.segment(task);
-    const int j0 = 1 + seg.slab * L, kb = seg.kb, ke = seg.ke;  // planes kb..ke-1 are solved
+    // planes kb..ke-1 are solved (the segment's count from 1)
+    const int j0 = first_of<kNeumann>(a, 1) + seg.slab * L, kb = seg.kb - 1 + first_of<kNeumann>(a, 2),
+              ke = seg.ke - 1 + first_of<kNeumann>(a, 2);
     ring.first = kb - 1 - streamed;  // the ring's sequence goes on from task to task
     streamed += ke - kb + 2;
     if (warp == L) {
       // The producer lane: both arrays' rows of plane p on the plane's one full barrier.
       if (lane == 0) {
-        const int rows = min(L + 2, ny - (j0 - 1));
+        const int rows = min(L + 2, last_of<kNeumann>(a, 1) + 2 - (j0 - 1));
         for (int p = kb - 1; p <= ke; ++p) {
           // With fewer alpha slots, the block's fourth plane takes the first plane's, which
           // the claim (plane p-4 released) does not wait for: its release, as for later planes.
           if constexpr (NC < NS)
             if (p - ring.first == NC) mbarrier_wait(ring.empty + ring.slot_of(p - NC), 0u);
           const int slot = ring.claim(p, rows * (row_bytes + crow_bytes));
-          const std::size_t first_row = static_cast<std::size_t>(p) * ny + (j0 - 1);
           T* udst = uslots + static_cast<std::size_t>(slot) * (L + 2) * stride;
           unsigned char* cdst = coef_slot(p);
           for (int r = 0; r < rows; ++r) {
-            bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + (first_row + r) * nx, row_bytes,
-                      ring.full + slot);
-            const void* csrc = kMaterial ? static_cast<const void*>(a.material + (first_row + r) * crow_bytes)
-                                         : static_cast<const void*>(a.alpha + (first_row + r) * nx);
+            // The grid row (of planes ny rows) of the slab's row r in plane p.
+            const std::size_t src_row =
+                kNeumann ? static_cast<std::size_t>(mirror_node(p, nz)) * ny + mirror_node(j0 - 1 + r, ny)
+                         : static_cast<std::size_t>(p) * ny + (j0 - 1 + r);
+            bulk_load(udst + static_cast<std::size_t>(r) * stride, a.u + src_row * nx, row_bytes, ring.full + slot);
+            const void* csrc = kMaterial ? static_cast<const void*>(a.material + src_row * crow_bytes)
+                                         : static_cast<const void*>(a.alpha + src_row * nx);
             bulk_load(cdst + static_cast<std::size_t>(r) * cstride, csrc, crow_bytes, ring.full + slot);
           }
         }
@@ -332,7 +388,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
     }
 
     const int j = j0 + warp;
-    const bool line = j <= ny - 2;  // warps past the grid solve garbage and store nothing
+    const bool line = j <= last_of<kNeumann>(a, 1);  // warps past the grid solve garbage and store nothing
     auto uslot = [&](int k) { return ring.plane(k) + (warp + 1) * stride + read_row; };
     ring.wait(kb - 1);
     ring.wait(kb);
@@ -360,30 +416,37 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       T v[C];
       std::conditional_t<kMaterial, int, T> x_face[C + 1];  // table entries, or means
       if constexpr (kMaterial)
-        material_operator_rows<T, C>(v, x_face, z_face, tables, tab, uslot(k), uslot(k - 1), uslot(k + 1), stride,
-                                     cslot(k), cslot(k + 1), cstride);
+        material_operator_rows<T, C, kNeumann>(v, x_face, z_face, tables, tab, uslot(k), uslot(k - 1), uslot(k + 1),
+                                               stride, cslot(k), cslot(k + 1), cstride, x_ends);
       else
-        alpha_operator_rows<T, C>(v, x_face, z_face, uslot(k), uslot(k - 1), uslot(k + 1), stride, aslot(k),
-                                  aslot(k + 1), h);
+        alpha_operator_rows<T, C, kNeumann>(v, x_face, z_face, uslot(k), uslot(k - 1), uslot(k + 1), stride, aslot(k),
+                                            aslot(k + 1), h, x_ends);
       // Plane k-1 is done with (this warp's last read of it); the staging row is free once
       // the last store has read it.
       ring.release(k - 1);
       if (lane == 0) bulk_wait_read();
       __syncwarp();
+      const T dt = kNeumann ? a.dt * T(ends_scale(j, ny, k, nz)) : a.dt;
       if (a.f)
-        finish_rhs_rows<T, C, true>(v, stage, a.f, row, 1, nx - 2, line, a.dt, read_row);
+        finish_rhs_rows<T, C, true>(v, stage, a.f, row, first0, last0, line, dt, read_row);
       else
-        finish_rhs_rows<T, C, false>(v, stage, a.f, row, 1, nx - 2, line, a.dt, read_row);
+        finish_rhs_rows<T, C, false>(v, stage, a.f, row, first0, last0, line, dt, read_row);
+      if (kNeumann)
+#pragma unroll
+        for (int q = 0; q < C; ++q) v[q] = x_ends.end_row(q) ? v[q] * T(0.5) : v[q];
       if constexpr (kSolve)
         warp_solve_var<T, C>(
             v,
             [&](int q) {
+              T w;
               if constexpr (kMaterial)
-                return solve_x[x_face[q]];
+                w = solve_x[x_face[q]];
               else
-                return tw * x_face[q];
+                w = tw * x_face[q];
+              // A Neumann end row's outer face (its ghost's) has no weight in the halved row.
+              return kNeumann && x_ends.ghost_face(q) ? T(0) : w;
             },
-            [](int) { return T(1); }, lim);
+            [&](int q) { return kNeumann && x_ends.end_row(q) ? T(0.5) : T(1); }, lim);
       // A chunk past the line read f from other lanes' rows, which they now overwrite.
       __syncwarp();
       T* out = stage + lane_row;
@@ -405,9 +468,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
 
 // var_x_pass_kernel in blocks of L line warps; false (nothing launched) where its shared
 // memory exceeds optin or bulk copies are not usable.
-template <class T, int L, int C, bool kMaterial, bool kSolve>
+template <class T, int L, int C, bool kMaterial, bool kSolve, bool kNeumann>
 bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits& limits, cudaStream_t s) {
-  auto kernel = var_x_pass_kernel<T, L, C, kMaterial, kSolve>;
+  auto kernel = var_x_pass_kernel<T, L, C, kMaterial, kSolve, kNeumann>;
   const std::size_t smem = var_x_smem_bytes<T, L, C, kMaterial>(args.n[0], args.material_pitch);
   if (smem > static_cast<std::size_t>(limits.optin) || !bulk_copies_usable(reinterpret_cast<const void*>(kernel), device))
     return false;
@@ -415,7 +478,9 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
   if (per_sm < 1) return false;
   // Persistent blocks on aligned tasks (plane_tasks), at most one wave.
   VarXArgs<T> a = args;
-  a.tasks = plane_tasks((args.n[1] - 2 + L - 1) / L, args.n[2] - 2, per_sm * limits.sms);
+  const int lines = last_unknown_of(args, 1) - first_unknown_of(args, 1) + 1;
+  a.tasks = plane_tasks((lines + L - 1) / L, last_unknown_of(args, 2) - first_unknown_of(args, 2) + 1,
+                        per_sm * limits.sms);
   kernel<<<a.tasks.blocks, 32 * (L + 1), smem, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
@@ -426,12 +491,18 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
 // elsewhere (rows of u not whole 16-byte units, unaligned arrays, lines the warp solve
 // does not take, slots beyond shared memory: by index, double lines of more than 546
 // nodes; from alpha, float lines of more than 802, double of more than 674).
+// neumann_faces (kSolve; bit face_index): the Neumann faces of the fused step, whose nodes
+// are unknowns too, their rows halved (the fused y and z passes take the rhs so). 0: the
+// interior, between Dirichlet faces (or the planes stencil's, whatever op's faces).
 template <class T, bool kSolve>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-                  const DeviceLimits& limits, cudaStream_t s) {
+                  const DeviceLimits& limits, cudaStream_t s, int neumann_faces = 0) {
   const int nx = op.n[0];
-  if (nx < 3 || op.n[1] < 3 || op.n[2] < 3) return false;
-  const int cap = chunk_cap(nx);
+  if (nx < 3 || op.n[1] < 3 || op.n[2] < 3 || (!kSolve && neumann_faces)) return false;
+  VarXArgs<T> a{};
+  a.neumann_faces = neumann_faces;
+  take_operator(a, op);
+  const int cap = chunk_cap(last_unknown_of(a, 0) - first_unknown_of(a, 0) + 3);
   const bool material = op.material != nullptr;
   const bool rows_aligned = (static_cast<std::size_t>(nx) * sizeof(T)) % 16 == 0 && aligned16(u) && aligned16(d) &&
                             (!f || aligned16(f)) &&
@@ -440,8 +511,6 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
   if ((material && (op.material_count < 1 || op.material_count > kMaxMaterials)) || (!material && !op.alpha_field) ||
       cap == 0 || !rows_aligned)
     return false;
-  VarXArgs<T> a{};
-  take_operator(a, op);
   a.material_count = op.material_count;
   a.alpha = op.alpha_field;
   a.dt = dt;
@@ -449,8 +518,8 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
   a.u = u;
   a.f = f;
   a.d = d;
-  auto launch = [&](auto kind) {
-    constexpr bool kMaterial = decltype(kind)::value;
+  auto launch = [&](auto kind, auto neumann) {
+    constexpr bool kMaterial = decltype(kind)::value, kNeumann = decltype(neumann)::value;
     return with_chunk_cap(cap, [&](auto C) {
       constexpr int c = C.value;
       constexpr int L = var_x_lines<T, c, kMaterial, kSolve>();
@@ -458,13 +527,16 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
       constexpr int longest = 32 * c + 2;
       bool launched = false;
       if constexpr (L > 0 && var_x_fits<T, L, c, kMaterial>(L_long != L ? chunk_shortest_line(c) : longest))
-        launched = launch_var_x_lines<T, L, c, kMaterial, kSolve>(a, device, limits, s);
+        launched = launch_var_x_lines<T, L, c, kMaterial, kSolve, kNeumann>(a, device, limits, s);
       if constexpr (L_long != L && var_x_fits<T, L_long, c, kMaterial>(longest))
-        if (!launched) launched = launch_var_x_lines<T, L_long, c, kMaterial, kSolve>(a, device, limits, s);
+        if (!launched) launched = launch_var_x_lines<T, L_long, c, kMaterial, kSolve, kNeumann>(a, device, limits, s);
       return launched;
     });
   };
-  return material ? launch(std::true_type{}) : launch(std::false_type{});
+  if constexpr (kSolve)
+    if (neumann_faces)
+      return material ? launch(std::true_type{}, std::true_type{}) : launch(std::false_type{}, std::true_type{});
+  return material ? launch(std::true_type{}, std::false_type{}) : launch(std::false_type{}, std::false_type{});
 }
 
 }  // namespace adi3d::cuda::fused

@@ -141,26 +141,46 @@ __global__ void __launch_bounds__(32 * kXLineWarps, 1) x_line_var_kernel(VarSolv
   cp_async_wait<0>();
 }
 
-// x_line_var_kernel over the lines and unknowns of a, persistent blocks; false (nothing
-// launched) where the warp solve does not take the lines (more than 1056 unknowns) or
-// their rows do not fit shared memory (double lines of alpha of more than 546 unknowns).
-// By the material index where a has one (the bytes and the face table: 2 arrays and a
-// byte per node, not 3 arrays), else from alpha.
+// The x_line_var_kernel for a's lines, its shared memory and blocks per SM on this device
+// (per_sm < 0, kernel null: none takes them, more than 1056 unknowns, or rows beyond
+// shared memory, double lines of alpha of more than 546 unknowns). By the material index
+// where a has one (the bytes and the face table: 2 arrays and a byte per node, not 3
+// arrays), else from alpha.
 template <class T>
-bool launch_x_line_var(const VarSolveArgs<T>& a, const DeviceLimits& limits, cudaStream_t s) {
+struct XLineVarLaunch {
+  void (*kernel)(VarSolveArgs<T>) = nullptr;
+  std::size_t smem = 0;
+  int per_sm = -1;
+};
+template <class T>
+XLineVarLaunch<T> x_line_var_launch(const VarSolveArgs<T>& a, const DeviceLimits& limits) {
   const int cap = chunk_cap(a.last[0] - a.first[0] + 3);
-  if (cap == 0) return false;
+  if (cap == 0) return {};
   const bool material = a.material != nullptr;
-  const auto [kernel, smem] = with_chunk_cap(cap, [&](auto C) {
-    return material ? std::make_pair(x_line_var_kernel<T, C.value, true>, x_line_var_smem_bytes<T, C.value, true>())
-                    : std::make_pair(x_line_var_kernel<T, C.value, false>, x_line_var_smem_bytes<T, C.value, false>());
+  XLineVarLaunch<T> l;
+  with_chunk_cap(cap, [&](auto C) {
+    l.kernel = material ? x_line_var_kernel<T, C.value, true> : x_line_var_kernel<T, C.value, false>;
+    l.smem = material ? x_line_var_smem_bytes<T, C.value, true>() : x_line_var_smem_bytes<T, C.value, false>();
   });
-  const int per_sm = blocks_per_sm(kernel, smem, 32 * kXLineWarps, limits);
-  if (per_sm < 0) return false;
-  const long long blocks = std::min<long long>(XLines(a).warp_blocks(), std::max(1, per_sm) * limits.sms);
-  kernel<<<static_cast<int>(blocks), 32 * kXLineWarps, smem, s>>>(a);
+  l.per_sm = blocks_per_sm(l.kernel, l.smem, 32 * kXLineWarps, limits);
+  if (l.per_sm < 0) l.kernel = nullptr;
+  return l;
+}
+
+// x_line_var_kernel over the lines and unknowns of a, persistent blocks, by l (of
+// x_line_var_launch); false (nothing launched) where none takes them.
+template <class T>
+bool launch_x_line_var(const VarSolveArgs<T>& a, const XLineVarLaunch<T>& l, const DeviceLimits& limits,
+                       cudaStream_t s) {
+  if (!l.kernel) return false;
+  const long long blocks = std::min<long long>(XLines(a).warp_blocks(), std::max(1, l.per_sm) * limits.sms);
+  l.kernel<<<static_cast<int>(blocks), 32 * kXLineWarps, l.smem, s>>>(a);
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
+}
+template <class T>
+bool launch_x_line_var(const VarSolveArgs<T>& a, const DeviceLimits& limits, cudaStream_t s) {
+  return launch_x_line_var(a, x_line_var_launch(a, limits), limits, s);
 }
 
 }  // namespace adi3d::cuda::fused

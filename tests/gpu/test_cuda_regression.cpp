@@ -54,6 +54,8 @@ INSTANTIATE_TEST_SUITE_P(
                       DeckCase{"heat_periodic.ini", {"grid.n=32 32 33"}},
                       DeckCase{"heat_mixed.ini", {"grid.n=33 32 33"}},
                       DeckCase{"heat_variable_alpha.ini", {"grid.n=33"}},
+                      DeckCase{"heat_variable_insulated.ini", {"grid.n=33"}},
+                      DeckCase{"heat_two_layer.ini", {}},
                       DeckCase{"poisson_dirichlet.ini", {"grid.n=33"}},
                       DeckCase{"poisson_neumann.ini", {"grid.n=33"}},
                       DeckCase{"poisson_periodic.ini", {"grid.n=32"}},

@@ -113,12 +113,13 @@ void make_random_materials(Diffusion<T>& d, std::mt19937& rng) {
   for (T& a : d.alpha_field) a = values[pick(rng)];
 }
 
-// Constant alpha, random alpha in [0.1, 3], layered alpha, random materials.
+// Constant alpha, random alpha in [0.1, 3], layered alpha, random materials; Dirichlet
+// faces unless bc says otherwise.
 enum class Alpha { constant, random, layered, materials };
 template <class T>
-Diffusion<T> make_case(const std::array<int, 3>& n, Alpha kind, std::mt19937& rng) {
-  const BoundarySpec bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
-                                       BoundaryKind::dirichlet);
+Diffusion<T> make_case(const std::array<int, 3>& n, Alpha kind, std::mt19937& rng,
+                       const BoundarySpec& bc = boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
+                                                             BoundaryKind::dirichlet)) {
   Diffusion<T> d = make_diffusion<T>(n, bc, kind == Alpha::random, rng);
   if (kind == Alpha::layered) make_layered(d);
   if (kind == Alpha::materials) make_random_materials(d, rng);
@@ -178,11 +179,17 @@ TYPED_TEST(FusedStep, MatchesUnfusedCudaOperations) {
 // x 1000 x 5: 67 slabs of 3 planes by index in float, 91 to 143 otherwise, so that on a
 // GPU of fewer resident blocks than their 201 to 429 units a block's ring goes on from
 // slab to slab, the coefficients of a slab's first plane in a slot that its fourth takes);
-// small enough for compute-sanitizer.
+// small enough for compute-sanitizer. Between Dirichlet faces, and with insulated faces
+// on both x ends, a lower y and an upper z face (the one kernel mirrors the ghosts and
+// halves those rows; the two take the stencil, the faces' halving and the plain solve).
 TYPED_TEST(FusedStep, VariableXPassMatchesStencilAndSolve) {
   using T = TypeParam;
   const std::array<int, 3> sizes[] = {{64, 19, 40}, {160, 18, 7}, {264, 5, 6},  {512, 20, 9},   {540, 7, 6},
                                       {600, 9, 5},  {700, 4, 6},  {1000, 6, 5}, {40, 1000, 5}};
+  constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann;
+  BoundarySpec insulated;
+  insulated.face = {N, N, N, D, D, N};
+  for (const bool neumann : {false, true})
   for (const bool by_index : {true, false})
     for (const auto& n : sizes) {
       // The longest x lines the one-kernel pass takes (the others take the two kernels).
@@ -190,7 +197,9 @@ TYPED_TEST(FusedStep, VariableXPassMatchesStencilAndSolve) {
       const int longest = by_index ? (single ? 1058 : 546) : (single ? 802 : 674);
       if (n[0] > longest) continue;
       SCOPED_TRACE(by_index ? "by index" : "from alpha");
-      Diffusion<T> d = make_case<T>(n, Alpha::materials, this->rng_);
+      SCOPED_TRACE(neumann ? "insulated faces" : "Dirichlet faces");
+      Diffusion<T> d = neumann ? make_case<T>(n, Alpha::materials, this->rng_, insulated)
+                               : make_case<T>(n, Alpha::materials, this->rng_);
       Array<T> alpha = this->to_gpu(d.alpha_field);
       OperatorView<T> op = make_operator_view(d, alpha.data());
       const MaterialArrays<T> index =
@@ -410,6 +419,34 @@ TYPED_TEST(FusedStep, InsulatedStepperMatchesCpu) {
   }
 }
 
+// Insulated faces with an alpha field (random, and layered with a 100x jump) and by a
+// material index (random materials), as InsulatedFacesMatchUnfused: the one-kernel x pass
+// on x rows of 16-byte units, whose ghost rows, planes and x ends mirror alpha (or the
+// material bytes) with u, in blocks of every width it takes (512 floats: 11 or 15 lines;
+// 640: 7, or 3 doubles); on other rows (37, 97, 33) the stencil, the faces' halving and
+// the plain x solve; y and z tiles of one buffer, of two (600), of two sharing an alpha
+// tile (300), and lines whose Neumann ends move them into the next chunk capacity (98).
+TYPED_TEST(FusedStep, InsulatedFacesWithAlphaFieldsMatchUnfused) {
+  using T = TypeParam;
+  constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann;
+  const std::array<BoundaryKind, 6> mixes[] = {{N, N, N, N, N, N}, {N, N, D, D, D, D}, {D, D, N, N, D, D},
+                                               {D, D, D, D, N, N}, {N, D, N, D, N, D}, {D, N, D, N, D, N}};
+  const std::array<int, 3> sizes[] = {{4, 4, 4},    {3, 3, 3},    {36, 29, 41}, {37, 29, 41}, {96, 98, 98},
+                                      {96, 5, 97},  {97, 5, 96},  {32, 4, 65},  {33, 4, 65},  {512, 21, 7},
+                                      {640, 5, 4},  {8, 600, 5},  {8, 5, 600},  {8, 300, 5},  {8, 5, 300},
+                                      {128, 129, 129}};
+  for (const Alpha kind : {Alpha::random, Alpha::layered, Alpha::materials})
+    for (const auto& faces : mixes)
+      for (const auto& n : sizes) {
+        if (too_big_for_quick(n)) continue;
+        BoundarySpec bc;
+        bc.face = faces;
+        SCOPED_TRACE(kind == Alpha::materials ? "material index" : kind == Alpha::layered ? "layered" : "random");
+        this->expect_matches_unfused(make_case<T>(n, kind, this->rng_, bc), static_cast<T>(2e-3),
+                                     static_cast<T>(1e-3), kind == Alpha::materials);
+      }
+}
+
 // SmoothForcing's Neumann data, fixed in time, with its source at t = 0 (fixed too) or none.
 template <class T>
 class FixedFluxForcing final : public Forcing<T> {
@@ -456,6 +493,28 @@ TYPED_TEST(FusedStep, FixedFluxJoinsTheSourceAndMatchesCpu) {
     }
 }
 
+// A fixed heat flux through Neumann faces of an alpha field (random: the stepper reads alpha)
+// and of layers (two materials: it reads their index): the stepper folds the data into the
+// source, takes the fused step on every step and matches the CPU stepper.
+TYPED_TEST(FusedStep, FixedFluxOnAlphaFieldsStepsFusedAndMatchesCpu) {
+  using T = TypeParam;
+  BoundarySpec bc;
+  bc.face = {BoundaryKind::neumann, BoundaryKind::neumann,   BoundaryKind::neumann,
+             BoundaryKind::dirichlet, BoundaryKind::neumann, BoundaryKind::neumann};
+  for (const Alpha kind : {Alpha::random, Alpha::layered})
+    for (const auto& n : {std::array<int, 3>{36, 29, 41}, std::array<int, 3>{64, 20, 24}}) {
+      const Diffusion<T> d = make_case<T>(n, kind, this->rng_, bc);
+      const FixedFluxForcing<T> forcing(d.grid, true);
+      EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
+          << describe(bc, n, true) << " alpha kind " << static_cast<int>(kind);
+      Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
+      DouglasStepper<T> stepper(*this->gpu_, d, forcing, 0.5);
+      stepper.initialize(u.data(), 0.0);
+      for (int step = 0; step < 2; ++step) stepper.step(u.data(), step * 2e-3, 2e-3);
+      EXPECT_EQ(stepper.fused_steps(), 2) << describe(bc, n, true) << " alpha kind " << static_cast<int>(kind);
+    }
+}
+
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
 // without bulk copies (which need 16-byte aligned rows); both x passes give the same step,
 // on grids whose rows are whole 16-byte units (the bulk pass's) and one whose rows are not.
@@ -495,18 +554,18 @@ TYPED_TEST(FusedStep, MisalignedArraysMatchAligned) {
   }
 }
 
-// Periodic faces are not the fused path's, nor Neumann faces with an alpha field, on
-// lines longer than the warp solve takes or on an axis of fewer than 3 nodes, nor variable
-// alpha on y or z lines longer than the warp solve takes: it must decline and leave u
-// alone, and the CPU backend never fuses.
+// Periodic faces are not the fused path's, nor Neumann faces on lines longer than the warp
+// solve takes or on an axis of fewer than 3 nodes (constant alpha or an alpha field), nor
+// variable alpha on y or z lines longer than the warp solve takes: it must decline and
+// leave u alone, and the CPU backend never fuses.
 TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
   using T = TypeParam;
   const std::array<int, 3> n{17, 9, 11};
   const auto u0 = random_field<T>(static_cast<std::size_t>(n[0]) * n[1] * n[2], this->rng_);
   Array<T> u = this->to_gpu(u0), scratch = this->to_gpu(u0);
   const T dt = T(1e-3), tau = T(5e-4);
-  for (BoundaryKind k : {BoundaryKind::neumann, BoundaryKind::periodic}) {
-    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(k, BoundaryKind::dirichlet,
+  {
+    const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::periodic, BoundaryKind::dirichlet,
                                                              BoundaryKind::dirichlet),
                                              true, this->rng_);
     Array<T> alpha = this->to_gpu(d.alpha_field);
@@ -528,17 +587,21 @@ TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
                                                  false, this->rng_);
   EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(periodic, nullptr), u.data(), nullptr, dt, tau,
                                               scratch.data()));
-  for (const auto& m : {std::array<int, 3>{1100, 4, 5}, std::array<int, 3>{17, 2, 11}}) {
-    const Diffusion<T> d = make_diffusion<T>(m, boundary_mix(BoundaryKind::neumann, BoundaryKind::neumann,
-                                                             BoundaryKind::dirichlet),
-                                             false, this->rng_);
-    const auto v0 = random_field<T>(d.grid.size(), this->rng_);
-    Array<T> v = this->to_gpu(v0);
-    Array<T> w = this->gpu_->allocate(d.grid.size());
-    EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, nullptr), v.data(), nullptr, dt, tau, w.data()))
-        << describe(d.bc, m, false);
-    EXPECT_EQ(relative_difference(v0, this->from_gpu(v)), 0.0);
-  }
+  for (const bool field : {false, true})
+    for (const auto& m : {std::array<int, 3>{1100, 4, 5}, std::array<int, 3>{17, 2, 11}}) {
+      const Diffusion<T> d = make_diffusion<T>(m, boundary_mix(BoundaryKind::neumann, BoundaryKind::neumann,
+                                                               BoundaryKind::dirichlet),
+                                               field, this->rng_);
+      Array<T> alpha;
+      if (field) alpha = this->to_gpu(d.alpha_field);
+      const auto v0 = random_field<T>(d.grid.size(), this->rng_);
+      Array<T> v = this->to_gpu(v0);
+      Array<T> w = this->gpu_->allocate(d.grid.size());
+      EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(d, field ? alpha.data() : nullptr), v.data(),
+                                                  nullptr, dt, tau, w.data()))
+          << describe(d.bc, m, field);
+      EXPECT_EQ(relative_difference(v0, this->from_gpu(v)), 0.0);
+    }
   EXPECT_EQ(relative_difference(u0, this->from_gpu(u)), 0.0);
   const Diffusion<T> d = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
                                                            BoundaryKind::dirichlet),

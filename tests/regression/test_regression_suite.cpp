@@ -62,6 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"heat_periodic.ini", {{"16 16 17", 0.002}, {"32 32 33", 0.001}}, {"time.t_end=0.02"}, 1.25 * 7.40e-4},
         Case{"heat_mixed.ini", {{"17 16 17", 0.02}, {"33 32 33", 0.01}}, {"time.t_end=0.1"}, 1.25 * 2.41e-3},
         Case{"heat_variable_alpha.ini", {{"17", 0.02}, {"33", 0.01}}, {"time.t_end=0.1"}, 1.25 * 3.74e-4},
+        Case{"heat_variable_insulated.ini", {{"17", 0.02}, {"33", 0.01}}, {"time.t_end=0.1"}, 1.25 * 3.64e-4},
         // Time order alone: the solution is quadratic in space, so only dt matters.
         Case{"heat_time_order.ini", {{"9 11 13", 0.1}, {"9 11 13", 0.05}, {"9 11 13", 0.025}}, {}, 1.25 * 2.50e-5},
         // Space order alone, for each Poisson case.
@@ -76,6 +77,15 @@ TEST(RegressionSlab, TwoLayerSteadyStateHasTheExactFlux) {
   for (const char* n : {"6 6 16", "8 8 32"}) {
     const physics::ErrorNorms e = test::run_example("slab_two_layer.ini", {std::string("grid.n=") + n});
     EXPECT_LT(e.max, 1e-7) << n;
+  }
+}
+
+// The same slab as a heat run to steady state (backward Euler): the Douglas step's fixed
+// point is the discrete steady state, exact on the grid, whatever dt.
+TEST(RegressionSlab, TwoLayerHeatRunEndsOnTheExactSteadyState) {
+  for (const char* n : {"8 8 32", "16 16 64"}) {
+    const physics::ErrorNorms e = test::run_example("heat_two_layer.ini", {std::string("grid.n=") + n});
+    EXPECT_LT(e.max, 1e-12) << n;
   }
 }
 
