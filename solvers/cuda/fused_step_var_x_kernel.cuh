@@ -174,6 +174,17 @@ __device__ __forceinline__ T seven_point_row(const T* s, T uc, int stride, T pm,
 struct XLineEnds {
   bool lo;
   unsigned long long hi_row;  // (rows 0..32)
+  // The same ends, opaque to the compiler: taken anew in each plane's loop, so that it
+  // makes each row's tests there rather than hoisting them out of the loop, where they
+  // held registers across it (the float pass by index, 7 lines: 223 registers against the
+  // Dirichlet pass's 167, 179 taken anew).
+  __device__ __forceinline__ XLineEnds opaque() const {
+    XLineEnds e = *this;
+    unsigned lo_word = e.lo;
+    asm volatile("" : "+r"(lo_word), "+l"(e.hi_row));
+    e.lo = lo_word != 0;
+    return e;
+  }
   __device__ __forceinline__ bool hi(int q) const { return (hi_row >> q) & 1u; }
   __device__ __forceinline__ bool end_row(int q) const { return (q == 0 && lo) || hi(q); }
   // Face q of the chunk (between rows q-1 and q) is an end row's ghost face.
@@ -409,6 +420,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
     if constexpr (NC < NS)
       if (task != blockIdx.x) ring.release(kb - 2);
     for (int k = kb; k < ke; ++k) {
+      const XLineEnds ends = x_ends.opaque();
       ring.wait(k + 1);
       const std::size_t row = nxy * k + static_cast<std::size_t>(j) * nx;
       if (a.f && line && k + 1 < ke)
@@ -417,10 +429,10 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       std::conditional_t<kMaterial, int, T> x_face[C + 1];  // table entries, or means
       if constexpr (kMaterial)
         material_operator_rows<T, C, kNeumann>(v, x_face, z_face, tables, tab, uslot(k), uslot(k - 1), uslot(k + 1),
-                                               stride, cslot(k), cslot(k + 1), cstride, x_ends);
+                                               stride, cslot(k), cslot(k + 1), cstride, ends);
       else
         alpha_operator_rows<T, C, kNeumann>(v, x_face, z_face, uslot(k), uslot(k - 1), uslot(k + 1), stride, aslot(k),
-                                            aslot(k + 1), h, x_ends);
+                                            aslot(k + 1), h, ends);
       // Plane k-1 is done with (this warp's last read of it); the staging row is free once
       // the last store has read it.
       ring.release(k - 1);
@@ -433,7 +445,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
         finish_rhs_rows<T, C, false>(v, stage, a.f, row, first0, last0, line, dt, read_row);
       if (kNeumann)
 #pragma unroll
-        for (int q = 0; q < C; ++q) v[q] = x_ends.end_row(q) ? v[q] * T(0.5) : v[q];
+        for (int q = 0; q < C; ++q) v[q] = ends.end_row(q) ? v[q] * T(0.5) : v[q];
       if constexpr (kSolve)
         warp_solve_var<T, C>(
             v,
@@ -444,9 +456,9 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
               else
                 w = tw * x_face[q];
               // A Neumann end row's outer face (its ghost's) has no weight in the halved row.
-              return kNeumann && x_ends.ghost_face(q) ? T(0) : w;
+              return kNeumann && ends.ghost_face(q) ? T(0) : w;
             },
-            [&](int q) { return kNeumann && x_ends.end_row(q) ? T(0.5) : T(1); }, lim);
+            [&](int q) { return kNeumann && ends.end_row(q) ? T(0.5) : T(1); }, lim);
       // A chunk past the line read f from other lanes' rows, which they now overwrite.
       __syncwarp();
       T* out = stage + lane_row;
