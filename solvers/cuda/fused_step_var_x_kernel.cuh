@@ -209,7 +209,7 @@ __device__ __forceinline__ void mirror_end_faces(F (&x_face)[C + 1], XLineEnds e
 // on entry the weights of the faces below the rows (to plane k-1: the last plane's faces
 // above), on return those above (to plane k+1). x_face[q] on return: the tables' entry of
 // the x face between rows q-1 and q of the chunk (q = 0..C), for the solve's weights.
-// kNeumann: rows e.lo_q and e.hi_q are a Neumann x face's end nodes (neumann_x_rows),
+// kNeumann: e says which rows are a Neumann x face's end nodes (XLineEnds),
 // whose ghost's face and u are their mirrors' (a Dirichlet face's end node is not a row).
 template <class T, int C, bool kNeumann = false>
 __device__ __forceinline__ void material_operator_rows(T (&v)[C], int (&x_face)[C + 1], T (&z_face)[C], const T* tables,
