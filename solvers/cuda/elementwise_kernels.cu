@@ -34,29 +34,29 @@ __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std
     y[e] += a * x[e];
 }
 
-// Face element e = a + nu b of face `face` (face_layout.hpp).
-template <class T>
-__global__ void set_face_kernel(int nx, int ny, int nz, int face, const T* __restrict__ values,
-                                T* __restrict__ field) {
+// visit(e, p) for face element e = a + nu b of face `face` (face_layout.hpp) and its grid
+// node p, grid-stride.
+template <class Visit>
+__device__ void for_each_face_node(int nx, int ny, int nz, int face, Visit visit) {
   const int n[3] = {nx, ny, nz};
   const FaceAxes fa = face_axes(face);
   const int nu = n[fa.u];
   const std::size_t count = static_cast<std::size_t>(nu) * n[fa.v];
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
        e += std::size_t(gridDim.x) * blockDim.x)
-    field[face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu))] = values[e];
+    visit(e, face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu)));
+}
+
+template <class T>
+__global__ void set_face_kernel(int nx, int ny, int nz, int face, const T* __restrict__ values,
+                                T* __restrict__ field) {
+  for_each_face_node(nx, ny, nz, face, [&](std::size_t e, std::size_t p) { field[p] = values[e]; });
 }
 
 // field *= factor on the nodes of face `face`.
 template <class T>
 __global__ void scale_face_kernel(int nx, int ny, int nz, int face, T factor, T* __restrict__ field) {
-  const int n[3] = {nx, ny, nz};
-  const FaceAxes fa = face_axes(face);
-  const int nu = n[fa.u];
-  const std::size_t count = static_cast<std::size_t>(nu) * n[fa.v];
-  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
-       e += std::size_t(gridDim.x) * blockDim.x)
-    field[face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu))] *= factor;
+  for_each_face_node(nx, ny, nz, face, [&](std::size_t, std::size_t p) { field[p] *= factor; });
 }
 
 template <class T>

@@ -103,6 +103,16 @@ int unknowns_chunk_cap(const OperatorView<T>& op, int axis) {
   return chunk_cap(unknowns(op, axis) + 2);
 }
 
+// f(std::bool_constant<material>, std::bool_constant<neumann>): the variable step's
+// kernels are built per material index (or alpha) and per Neumann faces (or none).
+template <class F>
+auto with_var_kinds(bool material, bool neumann, F&& f) {
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (material) return neumann ? f(Yes{}, Yes{}) : f(Yes{}, No{});
+  return neumann ? f(No{}, Yes{}) : f(No{}, No{});
+}
+
 // The Neumann faces of op, as the passes' arguments hold them (neumann_faces: bit
 // face_index).
 template <class T>

@@ -233,8 +233,8 @@ __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, cons
 struct NeumannXRows {
   int lo_q, hi_q;
 };
-template <class T, int C, class Args>
-__device__ __forceinline__ NeumannXRows neumann_x_rows(const Args& a) {
+template <class T, int C>
+__device__ __forceinline__ NeumannXRows neumann_x_rows(const PassArgs<T>& a) {
   const int lane = threadIdx.x & 31;
   const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
   return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1};

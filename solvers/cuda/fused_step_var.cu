@@ -84,13 +84,12 @@ bool fused_variable_applies(const OperatorView<T>& op, int device) {
     const int cap = fused::unknowns_chunk_cap(op, axis);
     if (cap == 0) return false;
     // The smallest tiles var_tile_launch takes: one buffer.
-    const std::size_t smem = fused::with_chunk_cap(cap, [&](auto C) {
-      constexpr int c = C.value;
-      if (op.material)
-        return neumann ? fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), c, false, 1, true, false, true>(n)
-                       : fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, true>(), c, false, 1, true>(n);
-      return neumann ? fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, c, false, 1, false, false, true>(n)
-                     : fused::yz_var_smem_bytes<T, fused::kVarYZLines<T>, c>(n);
+    const std::size_t smem = fused::with_var_kinds(op.material != nullptr, neumann, [&](auto material, auto faces) {
+      constexpr bool kMaterial = decltype(material)::value;
+      return fused::with_chunk_cap(cap, [&](auto C) {
+        return fused::yz_var_smem_bytes<T, fused::var_tile_lines<T, kMaterial>(), C.value, false, 1, kMaterial, false,
+                                        decltype(faces)::value>(n);
+      });
     });
     if (smem > static_cast<std::size_t>(optin)) return false;
   }
@@ -121,11 +120,10 @@ int fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
     const int cap = fused::unknowns_chunk_cap(op, axis);
-    const auto launch =
-        op.material ? (neumann ? fused::var_tile_launch<T, false, true, true>(axis, n, cap, limits.optin)
-                               : fused::var_tile_launch<T, false, true>(axis, n, cap, limits.optin))
-                    : (neumann ? fused::var_tile_launch<T, false, false, true>(axis, n, cap, limits.optin)
-                               : fused::var_tile_launch<T, false>(axis, n, cap, limits.optin));
+    const auto launch = fused::with_var_kinds(op.material != nullptr, neumann != 0, [&](auto material, auto faces) {
+      return fused::var_tile_launch<T, false, decltype(material)::value, decltype(faces)::value>(axis, n, cap,
+                                                                                               limits.optin);
+    });
     // Persistent blocks, one wave.
     const int per_sm = fused::blocks_per_sm(launch.kernel, launch.smem, launch.threads, limits);
     const int tiles = (op.n[0] + launch.lines - 1) / launch.lines * fused::unknowns(op, axis == 2 ? 1 : 2);

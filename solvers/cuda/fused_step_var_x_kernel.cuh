@@ -546,9 +546,9 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
     });
   };
   if constexpr (kSolve)
-    if (neumann_faces)
-      return material ? launch(std::true_type{}, std::true_type{}) : launch(std::false_type{}, std::true_type{});
-  return material ? launch(std::true_type{}, std::false_type{}) : launch(std::false_type{}, std::false_type{});
+    return with_var_kinds(material, neumann_faces != 0, launch);
+  else
+    return material ? launch(std::true_type{}, std::false_type{}) : launch(std::false_type{}, std::false_type{});
 }
 
 }  // namespace adi3d::cuda::fused
