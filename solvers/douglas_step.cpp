@@ -63,18 +63,29 @@ void DouglasStepper<T>::load_forcing(double t) {
   const Grid3& g = diffusion_.grid;
   const bool first = !forcing_loaded_;
   if (!first && t == forcing_time_) return;
-  // (A source that has taken Neumann terms is the forcing's no more: fold_neumann_data.)
-  if (source_.data() && forcing_.has_source() && (first || forcing_.source_depends_on_time()) &&
-      !forcing_.source_on_backend(t, source_.data(), backend_)) {
+  // (A fixed source that has taken Neumann terms is the forcing's no more: fold_neumann_data.)
+  const bool source_moves = forcing_.has_source() && (first || forcing_.source_depends_on_time());
+  if (source_moves && !forcing_.source_on_backend(t, source_.data(), backend_)) {
     host_source_.resize(g.size());
     forcing_.source(t, host_source_.data());
     backend_.upload(host_source_.data(), source_.data(), g.size());
   }
+  bool data_moves = false;
   for (int f = 0; f < 6; ++f)
-    if (neumann_[f].data() && (first || forcing_.boundary_depends_on_time(f)))
+    if (neumann_[f].data() && (first || forcing_.boundary_depends_on_time(f))) {
       sample_face(f, t, neumann_[f].data());
+      data_moves = true;
+    }
   forcing_loaded_ = true;
   forcing_time_ = t;
+  if (neumann_folded_ && (source_moves || data_moves)) fold_into_source();
+}
+
+template <class T>
+void DouglasStepper<T>::fold_into_source() {
+  // On the faces: the fixed source kept apart, the source just loaded (in place), or none.
+  const T* base = source_base_.data() ? source_base_.data() : forcing_.has_source() ? source_.data() : nullptr;
+  backend_.fold_neumann_terms(op_, neumann_data(), base, source_.data());
 }
 
 template <class T>
@@ -126,6 +137,11 @@ FaceData<T> DouglasStepper<T>::neumann_data() const {
 }
 
 template <class T>
+FaceData<T> DouglasStepper<T>::unfolded_neumann_data() const {
+  return neumann_folded_ ? FaceData<T>{} : neumann_data();
+}
+
+template <class T>
 bool DouglasStepper<T>::has_neumann_data() const {
   for (const Array<T>& face : neumann_)
     if (face.data()) return true;
@@ -135,23 +151,32 @@ bool DouglasStepper<T>::has_neumann_data() const {
 template <class T>
 void DouglasStepper<T>::fold_neumann_data() {
   folding_tried_ = true;
-  if (forcing_.has_source() && forcing_.source_depends_on_time()) return;
-  for (int f = 0; f < 6; ++f)
-    if (neumann_[f].data() && forcing_.boundary_depends_on_time(f)) return;
   if (!backend_.fuses_douglas_step(op_)) return;
+  bool data_moves = false;
+  for (int f = 0; f < 6; ++f) data_moves = data_moves || (neumann_[f].data() && forcing_.boundary_depends_on_time(f));
+  const bool source_moves = forcing_.has_source() && forcing_.source_depends_on_time();
   const std::size_t n = diffusion_.grid.size();
-  Array<T> zero, folded;
+  Array<T> zero_source, base;
   try {
-    zero = backend_.allocate(n);
-    folded = backend_.allocate(n);
+    if (!source_.data()) zero_source = backend_.allocate(n);
+    else if (data_moves && !source_moves) base = backend_.allocate(n);
   } catch (const BackendUnavailable&) {
     return;  // no room: the unfused step reads the faces' arrays as before
   }
-  backend_.fill(zero.data(), T(0), n);
-  backend_.operator_rhs(op_, zero.data(), source_.data(), neumann_data(), T(1), folded.data());
-  source_ = std::move(folded);
-  for (auto& face : neumann_) face = Array<T>();
+  if (zero_source.data()) {
+    backend_.fill(zero_source.data(), T(0), n);
+    source_ = std::move(zero_source);
+  }
+  if (base.data()) {
+    backend_.fill(base.data(), T(0), n);
+    backend_.axpy(T(1), source_.data(), base.data(), n);
+    source_base_ = std::move(base);
+  }
   neumann_folded_ = true;
+  fold_into_source();
+  // Data and source fixed: folded for good.
+  if (!data_moves && !source_moves)
+    for (auto& face : neumann_) face = Array<T>();
 }
 
 template <class T>
@@ -163,7 +188,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
   // backend may run the whole step fused.
   const bool fusable = !dirichlet_moves_ && !rhs_norms;
   if (fusable && !folding_tried_ && has_neumann_data()) fold_neumann_data();
-  if (fusable && !has_neumann_data() &&
+  if (fusable && (neumann_folded_ || !has_neumann_data()) &&
       backend_.fused_douglas_step(op_, u, source_.data(), static_cast<T>(dt), tau, rhs_.data())) {
     ++fused_steps_;
     return;
@@ -171,7 +196,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
 
   if (dirichlet_moves_) prepare_dirichlet_stages(t + dt, tau);
   T* r = rhs_.data();
-  backend_.operator_rhs(op_, u, source_.data(), neumann_data(), static_cast<T>(dt), r);
+  backend_.operator_rhs(op_, u, source_.data(), unfolded_neumann_data(), static_cast<T>(dt), r);
   if (rhs_norms) *rhs_norms = backend_.difference_norms(r, nullptr, g.size());
   for (int axis = 0; axis < 3; ++axis) {
     if (dirichlet_moves_) set_dirichlet_increments(r, axis);
@@ -194,7 +219,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
 template <class T>
 void DouglasStepper<T>::residual(const T* u, double t, T* r) {
   load_forcing(t);
-  backend_.operator_rhs(op_, u, source_.data(), neumann_data(), T(1), r);
+  backend_.operator_rhs(op_, u, source_.data(), unfolded_neumann_data(), T(1), r);
 }
 
 template class DouglasStepper<float>;

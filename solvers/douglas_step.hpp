@@ -43,16 +43,20 @@ class DouglasStepper {
 
  private:
   void load_forcing(double t);
-  // The Neumann faces' data arrays (null where zero or folded into the source), and
-  // whether there is any.
+  // The Neumann faces' data arrays (null where zero, or folded for good), whether there
+  // is any, and what operator_rhs adds to the source (none once folded).
   FaceData<T> neumann_data() const;
   bool has_neumann_data() const;
-  // Non-zero Neumann data fixed in time, a source (if any) fixed too, and a backend whose
-  // fused step takes the operator: the data's face terms join the source once
-  // (source = f + Neumann terms: operator_rhs at u = 0), and the faces' arrays go, so that
-  // the fused step (which solves under zero flux) takes the step. Where the device has
-  // no room for the two arrays that takes, the step stays unfused.
+  FaceData<T> unfolded_neumann_data() const;
+  // Where the backend's fused step takes the operator, the Neumann data's face terms join
+  // the source (source = f + Neumann terms: operator_rhs at u = 0; the fused step solves
+  // under zero flux), so that those steps fuse too: once where data and source are fixed
+  // in time (the faces' arrays then go), else on every load of either (fold_into_source,
+  // face-sized), keeping a fixed source apart where the data moves. Without a source it
+  // takes a zero source. Where the device has no room for that array, the step stays
+  // unfused.
   void fold_neumann_data();
+  void fold_into_source();
   // Face data at time t into backend memory: on the backend where the forcing can (run-time
   // compiled formulas), else sampled on the host and uploaded.
   void sample_face(int face, double t, T* dst);
@@ -67,7 +71,8 @@ class DouglasStepper {
   OperatorView<T> op_{};  // over backend memory
   Array<T> alpha_;
   MaterialArrays<T> materials_;  // alpha_ by material, where the backend reads that form
-  Array<T> source_;
+  Array<T> source_;       // what the steps read: f, or f + the Neumann terms once folded
+  Array<T> source_base_;  // a fixed f, where folded data moves
   Array<T> rhs_;
   std::array<Array<T>, 6> neumann_;
   bool folding_tried_ = false;

@@ -45,12 +45,10 @@ void CpuBackend<T>::fill(T* x, T value, std::size_t n) {
 
 namespace {
 
-// The full point rule (boundary kinds, variable alpha, Neumann data) at one node.
+// value + f + the Neumann terms at unknown node (i, j, k), in the point rule's order.
 template <class T>
-T rhs_at(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann, int i, int j,
-         int k, std::size_t p) {
-  if (is_dirichlet_node(op, i, j, k)) return T(0);
-  T value = apply_operator(op, u, i, j, k);
+T finish_rhs(const OperatorView<T>& op, T value, const T* f, const FaceData<T>& neumann, int i, int j, int k,
+             std::size_t p) {
   if (f) value += f[p];
   const int idx[3] = {i, j, k};
   for (int a = 0; a < 3; ++a) {
@@ -63,6 +61,14 @@ T rhs_at(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& n
     value += neumann_term(kind, alpha_at(op, a, p), g[fp], op.inv_h[a]);
   }
   return value;
+}
+
+// The full point rule (boundary kinds, variable alpha, Neumann data) at one node.
+template <class T>
+T rhs_at(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann, int i, int j,
+         int k, std::size_t p) {
+  if (is_dirichlet_node(op, i, j, k)) return T(0);
+  return finish_rhs(op, apply_operator(op, u, i, j, k), f, neumann, i, j, k, p);
 }
 
 }  // namespace
@@ -98,6 +104,24 @@ void CpuBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T*
         continue;
       }
       for (int i = 0; i < nx; ++i) r[row + i] = scale * rhs_at(op, u, f, neumann, i, j, k, row + i);
+    }
+  }
+}
+
+template <class T>
+void CpuBackend<T>::fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base,
+                                       T* f) {
+  const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = 0; k < nz; ++k) {
+    for (int j = 0; j < ny; ++j) {
+      const bool whole_row = j == 0 || j == ny - 1 || k == 0 || k == nz - 1;
+      const int step = whole_row || nx < 2 ? 1 : nx - 1;  // else the row's two ends
+      for (int i = 0; i < nx; i += step) {
+        if (is_dirichlet_node(op, i, j, k)) continue;
+        const std::size_t p = i + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * k);
+        f[p] = finish_rhs(op, T(0), base, neumann, i, j, k, p);
+      }
     }
   }
 }

@@ -19,6 +19,7 @@ class CpuBackend : public Backend<T> {
   void fill(T* x, T value, std::size_t n) override;
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
                     T scale, T* r) override;
+  void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override;
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,

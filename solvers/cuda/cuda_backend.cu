@@ -126,6 +126,14 @@ void CudaBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T
 }
 
 template <class T>
+void CudaBackend<T>::fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) {
+  activate();
+  FacePtrs<T> g{};
+  for (int i = 0; i < 6; ++i) g.g[i] = neumann[i];
+  launch_fold_neumann_terms(op, base, g, f, stream_);
+}
+
+template <class T>
 T* CudaBackend<T>::line_scratch(std::size_t n) {
   if (n == 0) return nullptr;
   if (scratch_.size() < n) {

@@ -50,6 +50,10 @@ struct LineSolvePolicy {
 template <class T>
 StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
                                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
+// f = base + Neumann terms on the unknown nodes of the boundary shell (Backend::
+// fold_neumann_terms: finish_rhs at A u = 0, the same bits as launch_operator_rhs's there).
+template <class T>
+void launch_fold_neumann_terms(const OperatorView<T>& op, const T* base, const FacePtrs<T>& g, T* f, cudaStream_t s);
 // The planes stencil of an alpha field or material index (stencil_var_planes.cu) on op's
 // interior nodes, the shell left to the caller; false, launching nothing, where it does
 // not apply (fused::launch_var_x).
@@ -150,6 +154,7 @@ class CudaBackend final : public Backend<T> {
   void fill(T* x, T value, std::size_t n) override;
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
                     T scale, T* r) override;
+  void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override;
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,

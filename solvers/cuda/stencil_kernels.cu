@@ -122,6 +122,25 @@ __global__ void __launch_bounds__(kShellThreads)
   }
 }
 
+// fold_neumann_terms: the shell's runs as shell_kernel's, each unknown node's finish_rhs
+// at A u = 0. Not shell_kernel with u = 0: base may be f (no __restrict__), and u is not
+// read.
+template <class T>
+__global__ void __launch_bounds__(kShellThreads)
+    fold_shell_kernel(OperatorView<T> op, const T* base, FacePtrs<T> g, T* f, int runs) {
+  for (int e = blockIdx.x; e < runs; e += gridDim.x) {
+    int i = 0, j = 0, k = 0;
+    const int axis = shell_run(op.n, e, i, j, k);
+    const int count = axis == 0 ? op.n[0] : op.n[1] - 2;
+    for (int t = threadIdx.x; t < count; t += kShellThreads) {
+      const int ii = axis == 0 ? t : i, jj = axis == 0 ? j : j + t;
+      if (is_dirichlet_node(op, ii, jj, k)) continue;
+      const std::size_t p = ii + static_cast<std::size_t>(op.n[0]) * (jj + static_cast<std::size_t>(op.n[1]) * k);
+      f[p] = finish_rhs(op, T(0), base, g, ii, jj, k, p, T(1));
+    }
+  }
+}
+
 // The rows of a node off the boundary of a constant-alpha operator, per axis.
 template <class T>
 struct InteriorWeights {
@@ -526,6 +545,18 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
   ADI3D_CUDA_LAUNCH_CHECK();
   return ran;
 }
+
+template <class T>
+void launch_fold_neumann_terms(const OperatorView<T>& op, const T* base, const FacePtrs<T>& g, T* f, cudaStream_t s) {
+  if (op.n[0] <= 0 || op.n[1] <= 0 || op.n[2] <= 0) return;
+  const int runs = shell_runs(op.n);
+  fold_shell_kernel<T><<<static_cast<unsigned>(std::min(runs, 65535)), kShellThreads, 0, s>>>(op, base, g, f, runs);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+template void launch_fold_neumann_terms<float>(const OperatorView<float>&, const float*, const FacePtrs<float>&,
+                                               float*, cudaStream_t);
+template void launch_fold_neumann_terms<double>(const OperatorView<double>&, const double*, const FacePtrs<double>&,
+                                                double*, cudaStream_t);
 
 template <class T>
 bool planes_stencil_usable(int device) {

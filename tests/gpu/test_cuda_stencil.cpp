@@ -2,6 +2,7 @@
 // lo/hi boundary combination, Neumann face data, sources, variable alpha, odd and tiny
 // grids (partial warps and tiles, single-chunk and multi-chunk z pencils).
 #include "gpu_test_support.hpp"
+#include "solvers/discretization.hpp"
 #include "solvers/face_layout.hpp"
 
 #include <chrono>
@@ -102,6 +103,61 @@ TYPED_TEST(CudaStencil, PlanesMatchesCpu) {
           EXPECT_EQ(last_stencil_variant(*this->gpu_),
                     bulk_copy_kernels_usable(*this->gpu_) ? StencilVariant::planes : StencilVariant::shuffle)
               << describe(bc, n, field > 0);
+        }
+}
+
+// fold_neumann_terms on the GPU (the stepper's fold of Neumann data into the source):
+// on the unknown shell nodes, the naive stencil's rhs at u = 0 to the bit (the same
+// finish_rhs), elsewhere f untouched; and the CPU backend's fold within rounding. Every
+// face mix, y+ without data, a source apart, in place, or none; a grid of one run per
+// block and one of many.
+TYPED_TEST(CudaStencil, FoldedNeumannTermsAreTheRightHandSideAtZero) {
+  using T = TypeParam;
+  for (const std::array<int, 3> n : {std::array<int, 3>{37, 29, 41}, std::array<int, 3>{4, 3, 5}})
+    for (const BoundarySpec& bc : all_face_mixes())
+      for (bool variable : {false, true})
+        for (int base_kind = 0; base_kind < 3; ++base_kind) {  // a source apart, in place, none
+          const Diffusion<T> d = make_diffusion<T>(n, bc, variable, this->rng_);
+          const std::size_t size = d.grid.size();
+          Array<T> galpha = variable ? this->to_gpu(d.alpha_field) : Array<T>();
+          Array<T> calpha = variable ? this->to_cpu(d.alpha_field) : Array<T>();
+          const OperatorView<T> gop = make_operator_view(d, galpha.data());
+          const OperatorView<T> cop = make_operator_view(d, calpha.data());
+          std::array<Array<T>, 6> gg, cg;
+          FaceData<T> gface{}, cface{};
+          for (int face = 0; face < 6; ++face) {
+            if (bc.face[face] != BoundaryKind::neumann || face == 3) continue;
+            const auto values = random_field<T>(face_size(d.grid, face), this->rng_);
+            gg[face] = this->to_gpu(values);
+            cg[face] = this->to_cpu(values);
+            gface[face] = gg[face].data();
+            cface[face] = cg[face].data();
+          }
+          const auto source = random_field<T>(size, this->rng_);
+          const auto start = base_kind == 1 ? source : random_field<T>(size, this->rng_);
+          Array<T> gsource = this->to_gpu(source), zero = this->gpu_->allocate(size);
+          this->gpu_->fill(zero.data(), T(0), size);
+          Array<T> expected = this->gpu_->allocate(size);
+          set_stencil_variant(*this->gpu_, StencilVariant::naive);
+          this->gpu_->operator_rhs(gop, zero.data(), base_kind == 2 ? nullptr : gsource.data(), gface, T(1),
+                                   expected.data());
+          Array<T> gf = this->to_gpu(start), cf = this->to_cpu(start), csource = this->to_cpu(source);
+          this->gpu_->fold_neumann_terms(gop, gface, base_kind == 0 ? gsource.data() : base_kind == 1 ? gf.data() : nullptr,
+                                         gf.data());
+          this->cpu_->fold_neumann_terms(cop, cface, base_kind == 0 ? csource.data() : base_kind == 1 ? cf.data() : nullptr,
+                                         cf.data());
+          const std::vector<T> folded = this->from_gpu(gf), rhs = this->from_gpu(expected);
+          const Grid3& g = d.grid;
+          for (int k = 0; k < g.n[2]; ++k)
+            for (int j = 0; j < g.n[1]; ++j)
+              for (int i = 0; i < g.n[0]; ++i) {
+                const std::size_t p = g.index(i, j, k);
+                const bool shell = i == 0 || j == 0 || k == 0 || i == g.n[0] - 1 || j == g.n[1] - 1 || k == g.n[2] - 1;
+                const T want = shell && !is_dirichlet_node(gop, i, j, k) ? rhs[p] : start[p];
+                ASSERT_EQ(folded[p], want) << i << "," << j << "," << k << " " << describe(bc, n, variable)
+                                           << " base kind " << base_kind;
+              }
+          EXPECT_LE(relative_difference(this->from_cpu(cf), folded), tolerance<T>()) << describe(bc, n, variable);
         }
 }
 

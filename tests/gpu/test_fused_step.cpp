@@ -447,72 +447,80 @@ TYPED_TEST(FusedStep, InsulatedFacesWithAlphaFieldsMatchUnfused) {
       }
 }
 
-// SmoothForcing's Neumann data, fixed in time, with its source at t = 0 (fixed too) or none.
+// SmoothForcing's Neumann data and source (speed 1), each fixed in time (taken at t = 0)
+// or moving, or no source.
+enum class Source { none, fixed, moving };
 template <class T>
-class FixedFluxForcing final : public Forcing<T> {
+class FluxForcing final : public Forcing<T> {
  public:
-  FixedFluxForcing(const Grid3& g, bool source) : smooth_(g, 0), source_(source) {}
-  bool has_source() const override { return source_; }
-  bool source_depends_on_time() const override { return false; }
-  void source(double, T* v) const override { smooth_.source(0, v); }
-  bool boundary_depends_on_time(int) const override { return false; }
+  FluxForcing(const Grid3& g, Source source, bool data_moves) : smooth_(g, 1), source_(source), data_moves_(data_moves) {}
+  bool has_source() const override { return source_ != Source::none; }
+  bool source_depends_on_time() const override { return source_ == Source::moving; }
+  void source(double t, T* v) const override { smooth_.source(source_ == Source::moving ? t : 0, v); }
+  bool boundary_depends_on_time(int) const override { return data_moves_; }
   bool boundary_is_zero(int) const override { return false; }
-  void boundary(int face, double t, T* v) const override { smooth_.boundary(face, t, v); }
+  void boundary(int face, double t, T* v) const override { smooth_.boundary(face, data_moves_ ? t : 0, v); }
 
  private:
   SmoothForcing<T> smooth_;
-  bool source_;
+  Source source_;
+  bool data_moves_;
 };
 
-// Non-zero Neumann data fixed in time, with a fixed source or none: the stepper folds the
-// data's face terms into the source and takes the fused step, and matches the CPU stepper
-// (which adds them to every step's rhs). Data or a source that moves keeps them apart.
-TYPED_TEST(FusedStep, FixedFluxJoinsTheSourceAndMatchesCpu) {
+const char* forcing_name(Source s, bool data_moves) {
+  static const char* names[2][3] = {{"fixed data, no source", "fixed data and source", "fixed data, moving source"},
+                                    {"moving data, no source", "moving data, fixed source", "moving data and source"}};
+  return names[data_moves][static_cast<int>(s)];
+}
+
+// Non-zero Neumann data, fixed or moving in time, with a source fixed, moving or none: the
+// stepper folds the data's face terms into the source (once, or on each step where
+// anything moves: fold_neumann_terms) and takes the fused step on every step, and matches
+// the CPU stepper (which adds them to every step's rhs).
+TYPED_TEST(FusedStep, NeumannDataJoinsTheSourceAndMatchesCpu) {
   using T = TypeParam;
   BoundarySpec bc;
   bc.face = {BoundaryKind::neumann, BoundaryKind::neumann,   BoundaryKind::neumann,
              BoundaryKind::dirichlet, BoundaryKind::dirichlet, BoundaryKind::neumann};
   for (const auto& n : {std::array<int, 3>{37, 29, 41}, std::array<int, 3>{64, 20, 24}})
-    for (bool source : {true, false}) {
-      const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
-      const FixedFluxForcing<T> forcing(d.grid, source);
-      EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
-          << describe(bc, n, false) << (source ? " with a source" : " without a source");
-      Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
-      DouglasStepper<T> folds(*this->gpu_, d, forcing, 0.5);
-      folds.initialize(u.data(), 0.0);
-      folds.step(u.data(), 0.0, 2e-3);
-      EXPECT_TRUE(folds.neumann_data_in_source()) << describe(bc, n, false);
-      EXPECT_EQ(folds.fused_steps(), 1) << describe(bc, n, false);
-      const SmoothForcing<T> moving_data(d.grid, 1);
-      DouglasStepper<T> moving(*this->gpu_, d, moving_data, 0.5);
-      moving.initialize(u.data(), 0.0);
-      moving.step(u.data(), 0.0, 2e-3);
-      EXPECT_FALSE(moving.neumann_data_in_source()) << describe(bc, n, false);
-      EXPECT_EQ(moving.fused_steps(), 0) << describe(bc, n, false);
-    }
+    for (bool data_moves : {false, true})
+      for (Source source : {Source::none, Source::fixed, Source::moving}) {
+        const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+        const FluxForcing<T> forcing(d.grid, source, data_moves);
+        EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
+            << describe(bc, n, false) << " " << forcing_name(source, data_moves);
+        Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
+        DouglasStepper<T> stepper(*this->gpu_, d, forcing, 0.5);
+        stepper.initialize(u.data(), 0.0);
+        for (int step = 0; step < 3; ++step) stepper.step(u.data(), step * 2e-3, 2e-3);
+        EXPECT_TRUE(stepper.neumann_data_in_source()) << describe(bc, n, false) << " " << forcing_name(source, data_moves);
+        EXPECT_EQ(stepper.fused_steps(), 3) << describe(bc, n, false) << " " << forcing_name(source, data_moves);
+      }
 }
 
-// A fixed heat flux through Neumann faces of an alpha field (random: the stepper reads alpha)
-// and of layers (two materials: it reads their index): the stepper folds the data into the
-// source, takes the fused step on every step and matches the CPU stepper.
-TYPED_TEST(FusedStep, FixedFluxOnAlphaFieldsStepsFusedAndMatchesCpu) {
+// A heat flux, fixed or moving, through Neumann faces of an alpha field (random: the
+// stepper reads alpha) and of layers (two materials: it reads their index): the stepper
+// folds the data into the source, takes the fused step on every step and matches the CPU
+// stepper.
+TYPED_TEST(FusedStep, NeumannDataOnAlphaFieldsStepsFusedAndMatchesCpu) {
   using T = TypeParam;
   BoundarySpec bc;
   bc.face = {BoundaryKind::neumann, BoundaryKind::neumann,   BoundaryKind::neumann,
              BoundaryKind::dirichlet, BoundaryKind::neumann, BoundaryKind::neumann};
   for (const Alpha kind : {Alpha::random, Alpha::layered})
-    for (const auto& n : {std::array<int, 3>{36, 29, 41}, std::array<int, 3>{64, 20, 24}}) {
-      const Diffusion<T> d = make_case<T>(n, kind, this->rng_, bc);
-      const FixedFluxForcing<T> forcing(d.grid, true);
-      EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
-          << describe(bc, n, true) << " alpha kind " << static_cast<int>(kind);
-      Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
-      DouglasStepper<T> stepper(*this->gpu_, d, forcing, 0.5);
-      stepper.initialize(u.data(), 0.0);
-      for (int step = 0; step < 2; ++step) stepper.step(u.data(), step * 2e-3, 2e-3);
-      EXPECT_EQ(stepper.fused_steps(), 2) << describe(bc, n, true) << " alpha kind " << static_cast<int>(kind);
-    }
+    for (const auto& n : {std::array<int, 3>{36, 29, 41}, std::array<int, 3>{64, 20, 24}})
+      for (bool data_moves : {false, true}) {
+        const Diffusion<T> d = make_case<T>(n, kind, this->rng_, bc);
+        const Source source = data_moves ? Source::moving : Source::fixed;
+        const FluxForcing<T> forcing(d.grid, source, data_moves);
+        EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
+            << describe(bc, n, true) << " alpha kind " << static_cast<int>(kind) << " " << forcing_name(source, data_moves);
+        Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
+        DouglasStepper<T> stepper(*this->gpu_, d, forcing, 0.5);
+        stepper.initialize(u.data(), 0.0);
+        for (int step = 0; step < 2; ++step) stepper.step(u.data(), step * 2e-3, 2e-3);
+        EXPECT_EQ(stepper.fused_steps(), 2) << describe(bc, n, true) << " alpha kind " << static_cast<int>(kind);
+      }
 }
 
 // u and the scratch one value past a 16-byte boundary: the x pass then streams rows
