@@ -51,6 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
                       DeckCase{"heat_time_order.ini", {}},
                       DeckCase{"heat_neumann.ini", {"grid.n=33"}},
                       DeckCase{"heat_insulated.ini", {"grid.n=33", "time.t_end=0.04", "time.dt=0.002"}},
+                      DeckCase{"heat_flux_decay.ini", {"grid.n=33", "time.dt=0.002"}},
                       DeckCase{"heat_periodic.ini", {"grid.n=32 32 33"}},
                       DeckCase{"heat_mixed.ini", {"grid.n=33 32 33"}},
                       DeckCase{"heat_variable_alpha.ini", {"grid.n=33"}},

@@ -59,6 +59,7 @@ INSTANTIATE_TEST_SUITE_P(
              {"time.t_end=0.2"}, 1.25 * 1.48e-5},
         Case{"heat_neumann.ini", {{"17", 0.02}, {"33", 0.01}}, {"time.t_end=0.2"}, 1.25 * 2.54e-4},
         Case{"heat_insulated.ini", {{"17", 0.004}, {"33", 0.002}}, {"time.t_end=0.04"}, 1.25 * 9.56e-5},
+        Case{"heat_flux_decay.ini", {{"17", 0.004}, {"33", 0.002}}, {}, 1.25 * 2.05e-4},
         Case{"heat_periodic.ini", {{"16 16 17", 0.002}, {"32 32 33", 0.001}}, {"time.t_end=0.02"}, 1.25 * 7.40e-4},
         Case{"heat_mixed.ini", {{"17 16 17", 0.02}, {"33 32 33", 0.01}}, {"time.t_end=0.1"}, 1.25 * 2.41e-3},
         Case{"heat_variable_alpha.ini", {{"17", 0.02}, {"33", 0.01}}, {"time.t_end=0.1"}, 1.25 * 3.74e-4},
