@@ -63,10 +63,11 @@ class Backend {
   // f may be null (no source).
   virtual void operator_rhs(const OperatorView<T>& op, const T* u, const T* f,
                             const FaceData<T>& neumann, T scale, T* r) = 0;
-  // f = base + Neumann terms (base null: 0) on the unknown nodes of the boundary shell, as
-  // operator_rhs(0, base, neumann, 1) makes them there (the same sums, so the same bits);
-  // the other nodes keep f. base may be f. The stepper's fold of Neumann data into the
-  // source of the fused step: face-sized work, so that data that moves folds every step.
+  // f = base + Neumann terms (base null: 0) on the unknown nodes of the Neumann faces that
+  // have data, as operator_rhs(0, base, neumann, 1) makes them there (the same sums, so the
+  // same bits); every other node keeps f. base may be f. The stepper's fold of Neumann data
+  // into the source of the fused step: work of the data's faces, so that data that moves
+  // folds every step.
   virtual void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) = 0;
   // Solves (I - tau A_axis) x = d in place for every grid line along the axis; rows on
   // Dirichlet faces of that axis are identity rows; periodic axes are cyclic systems.

@@ -33,6 +33,27 @@ ADI3D_HD std::size_t face_node(const int n[3], int face, int a, int b) {
              (static_cast<std::size_t>(idx[1]) + static_cast<std::size_t>(n[1]) * idx[2]);
 }
 
+// The index of face `face`'s nodes along its normal axis. (Selects, not n[axis]: a run-time
+// index into a kernel's parameters puts them in local memory.)
+ADI3D_HD int face_plane(const int n[3], int face) {
+  const int axis = face / 2;
+  return face % 2 == 0 ? 0 : (axis == 0 ? n[0] : axis == 1 ? n[1] : n[2]) - 1;
+}
+
+// Node (a, b) of face `face` as grid indices i, j, k.
+ADI3D_HD void face_node_indices(const int n[3], int face, int a, int b, int& i, int& j, int& k) {
+  const int axis = face / 2, w = face_plane(n, face);
+  i = axis == 0 ? w : a;
+  j = axis == 1 ? w : axis == 0 ? a : b;
+  k = axis == 2 ? w : b;
+}
+
+// Whether node (i, j, k) lies on face `face`.
+ADI3D_HD bool on_face(const int n[3], int face, int i, int j, int k) {
+  const int axis = face / 2;
+  return (axis == 0 ? i : axis == 1 ? j : k) == face_plane(n, face);
+}
+
 inline std::size_t face_node(const Grid3& g, int face, int a, int b) {
   return face_node(g.n.data(), face, a, b);
 }

@@ -63,6 +63,21 @@ T finish_rhs(const OperatorView<T>& op, T value, const T* f, const FaceData<T>& 
   return value;
 }
 
+// Neumann face `face` has data (fold_neumann_terms' faces).
+template <class T>
+bool has_face_data(const OperatorView<T>& op, const FaceData<T>& neumann, int face) {
+  const int axis = face / 2;
+  return neumann[face] && (face % 2 == 0 ? op.lo[axis] : op.hi[axis]) == BoundaryKind::neumann;
+}
+
+// Node (i, j, k) of face `face` lies on a face before it that has data, whose turn folds it.
+template <class T>
+bool on_earlier_data_face(const OperatorView<T>& op, const FaceData<T>& neumann, int face, int i, int j, int k) {
+  for (int other = 0; other < face; ++other)
+    if (has_face_data(op, neumann, other) && on_face(op.n, other, i, j, k)) return true;
+  return false;
+}
+
 // The full point rule (boundary kinds, variable alpha, Neumann data) at one node.
 template <class T>
 T rhs_at(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann, int i, int j,
@@ -111,18 +126,19 @@ void CpuBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T*
 template <class T>
 void CpuBackend<T>::fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base,
                                        T* f) {
-  const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int k = 0; k < nz; ++k) {
-    for (int j = 0; j < ny; ++j) {
-      const bool whole_row = j == 0 || j == ny - 1 || k == 0 || k == nz - 1;
-      const int step = whole_row || nx < 2 ? 1 : nx - 1;  // else the row's two ends
-      for (int i = 0; i < nx; i += step) {
-        if (is_dirichlet_node(op, i, j, k)) continue;
-        const std::size_t p = i + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * k);
+  for (int face = 0; face < 6; ++face) {
+    if (!has_face_data(op, neumann, face)) continue;
+    const FaceAxes fa = face_axes(face);
+    const int nu = op.n[fa.u], nv = op.n[fa.v];
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < nv; ++b)
+      for (int a = 0; a < nu; ++a) {
+        int i = 0, j = 0, k = 0;
+        face_node_indices(op.n, face, a, b, i, j, k);
+        if (is_dirichlet_node(op, i, j, k) || on_earlier_data_face(op, neumann, face, i, j, k)) continue;
+        const std::size_t p = face_node(op.n, face, a, b);
         f[p] = finish_rhs(op, T(0), base, neumann, i, j, k, p);
       }
-    }
   }
 }
 

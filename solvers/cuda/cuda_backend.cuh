@@ -50,7 +50,7 @@ struct LineSolvePolicy {
 template <class T>
 StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, const T* u, const T* f,
                                    const FacePtrs<T>& g, T scale, T* r, cudaStream_t s);
-// f = base + Neumann terms on the unknown nodes of the boundary shell (Backend::
+// f = base + Neumann terms on the unknown nodes of the Neumann faces with data (Backend::
 // fold_neumann_terms: finish_rhs at A u = 0, the same bits as launch_operator_rhs's there).
 template <class T>
 void launch_fold_neumann_terms(const OperatorView<T>& op, const T* base, const FacePtrs<T>& g, T* f, cudaStream_t s);

@@ -14,6 +14,7 @@
 #include "solvers/cuda/plane_ring.cuh"
 #include "solvers/cuda/plane_split.hpp"
 #include "solvers/discretization.hpp"
+#include "solvers/face_layout.hpp"
 #include "solvers/material_index.hpp"
 
 #include <algorithm>
@@ -122,22 +123,29 @@ __global__ void __launch_bounds__(kShellThreads)
   }
 }
 
-// fold_neumann_terms: the shell's runs as shell_kernel's, each unknown node's finish_rhs
-// at A u = 0. Not shell_kernel with u = 0: base may be f (no __restrict__), and u is not
-// read.
+// fold_neumann_terms on Neumann face `face`, which has data: finish_rhs at A u = 0 on its
+// unknown nodes, but those on an earlier face with data, whose launch folds them (the same
+// value: finish_rhs adds every face's term). base may be f (no __restrict__).
 template <class T>
 __global__ void __launch_bounds__(kShellThreads)
-    fold_shell_kernel(OperatorView<T> op, const T* base, FacePtrs<T> g, T* f, int runs) {
-  for (int e = blockIdx.x; e < runs; e += gridDim.x) {
+    fold_face_kernel(OperatorView<T> op, int face, const T* base, FacePtrs<T> g, T* f) {
+  const int axis = face / 2;
+  // Tangential extents by selects (FaceAxes: u is x but on x faces, v is z but on z faces).
+  const int nu = axis == 0 ? op.n[1] : op.n[0], nv = axis == 2 ? op.n[1] : op.n[2];
+  const std::size_t count = static_cast<std::size_t>(nu) * nv;
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x) {
     int i = 0, j = 0, k = 0;
-    const int axis = shell_run(op.n, e, i, j, k);
-    const int count = axis == 0 ? op.n[0] : op.n[1] - 2;
-    for (int t = threadIdx.x; t < count; t += kShellThreads) {
-      const int ii = axis == 0 ? t : i, jj = axis == 0 ? j : j + t;
-      if (is_dirichlet_node(op, ii, jj, k)) continue;
-      const std::size_t p = ii + static_cast<std::size_t>(op.n[0]) * (jj + static_cast<std::size_t>(op.n[1]) * k);
-      f[p] = finish_rhs(op, T(0), base, g, ii, jj, k, p, T(1));
+    face_node_indices(op.n, face, static_cast<int>(e % nu), static_cast<int>(e / nu), i, j, k);
+    bool earlier = false;
+#pragma unroll
+    for (int other = 0; other < 5; ++other) {
+      const BoundaryKind kind = other % 2 == 0 ? op.lo[other / 2] : op.hi[other / 2];
+      earlier = earlier || (other < face && g.g[other] && kind == BoundaryKind::neumann && on_face(op.n, other, i, j, k));
     }
+    if (earlier || is_dirichlet_node(op, i, j, k)) continue;
+    const std::size_t p = i + static_cast<std::size_t>(op.n[0]) * (j + static_cast<std::size_t>(op.n[1]) * k);
+    f[p] = finish_rhs(op, T(0), base, g, i, j, k, p, T(1));
   }
 }
 
@@ -548,10 +556,16 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
 
 template <class T>
 void launch_fold_neumann_terms(const OperatorView<T>& op, const T* base, const FacePtrs<T>& g, T* f, cudaStream_t s) {
-  if (op.n[0] <= 0 || op.n[1] <= 0 || op.n[2] <= 0) return;
-  const int runs = shell_runs(op.n);
-  fold_shell_kernel<T><<<static_cast<unsigned>(std::min(runs, 65535)), kShellThreads, 0, s>>>(op, base, g, f, runs);
-  ADI3D_CUDA_LAUNCH_CHECK();
+  for (int face = 0; face < 6; ++face) {
+    const int axis = face / 2;
+    if (!g.g[face] || (face % 2 == 0 ? op.lo[axis] : op.hi[axis]) != BoundaryKind::neumann) continue;
+    const FaceAxes fa = face_axes(face);
+    const std::size_t count = static_cast<std::size_t>(op.n[fa.u]) * op.n[fa.v];
+    const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + kShellThreads - 1) / kShellThreads, 65535));
+    if (blocks == 0) continue;
+    fold_face_kernel<T><<<blocks, kShellThreads, 0, s>>>(op, face, base, g, f);
+    ADI3D_CUDA_LAUNCH_CHECK();
+  }
 }
 template void launch_fold_neumann_terms<float>(const OperatorView<float>&, const float*, const FacePtrs<float>&,
                                                float*, cudaStream_t);

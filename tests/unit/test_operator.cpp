@@ -182,9 +182,10 @@ TYPED_TEST(Operator, BackendRightHandSideMatchesPointRules) {
 }
 
 // fold_neumann_terms, the stepper's fold of Neumann data into the source: on the unknown
-// nodes of the boundary shell it gives operator_rhs at u = 0 with that source to the bit
-// (a zero source where base is null; base may be f itself), and leaves every other node as
-// it was. Faces of every kind, one Neumann face without data, constant and variable alpha.
+// nodes of the Neumann faces with data it gives operator_rhs at u = 0 with that source to
+// the bit (a zero source where base is null; base may be f itself), edges and corners of
+// two such faces included, and leaves every other node as it was (y+ is Neumann without
+// data). Faces of every kind, constant and variable alpha.
 TYPED_TEST(Operator, FoldedNeumannTermsAreTheRightHandSideAtZero) {
   using T = TypeParam;
   std::mt19937 rng(5);
@@ -218,8 +219,10 @@ TYPED_TEST(Operator, FoldedNeumannTermsAreTheRightHandSideAtZero) {
             for (int j = 0; j < g.n[1]; ++j)
               for (int i = 0; i < g.n[0]; ++i) {
                 const std::size_t p = g.index(i, j, k);
-                const bool shell = i == 0 || j == 0 || k == 0 || i == g.n[0] - 1 || j == g.n[1] - 1 || k == g.n[2] - 1;
-                if (shell && !is_dirichlet_node(op, i, j, k))
+                bool on_data_face = false;
+                for (int face = 0; face < 6; ++face)
+                  on_data_face = on_data_face || (neumann[face] && on_face(g.n.data(), face, i, j, k));
+                if (on_data_face && !is_dirichlet_node(op, i, j, k))
                   ASSERT_EQ(folded[p], expected[p]) << i << "," << j << "," << k << " base kind " << base_kind;
                 else
                   ASSERT_EQ(folded[p], before[p]) << i << "," << j << "," << k << " base kind " << base_kind;
