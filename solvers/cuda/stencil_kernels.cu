@@ -322,11 +322,11 @@ __global__ void __launch_bounds__(TX* TY, 1)
 // staging row that one bulk store writes whole, with the row's two x-face nodes by the
 // general rule; f of the next plane is prefetched into L2. Every value of u comes from
 // DRAM once and from L2 about (L+2)/L times, and neither copy costs the line warps an
-// instruction per value. The kernel writes the rest of the shell too, by the general rule
-// from global u (in L2 after the ring's copies): the blocks of the first and last tile the
-// rows j = 0 and ny-1 of their planes, a line warp at a time, and the blocks whose range
-// of planes starts or ends the grid the rows of their tile in plane 0 or nz-1, so that no
-// shell kernel follows (it cost about 5 us of 0.43 ms at 512^3 float).
+// instruction per value. Between Dirichlet faces (planes_write_shell) the kernel writes the
+// rest of the shell too (zeros): the blocks of the first and last tile the rows j = 0 and
+// ny-1 of their planes, a line warp at a time, and the blocks whose range of planes starts
+// or ends the grid the rows of their tile in plane 0 or nz-1, so that no shell kernel
+// follows (it cost about 5 us of 0.43 ms at 512^3 float).
 // Block 32 (L + 1) threads; grid (ceil((ny-2)/L), ceil((nz-2)/kseg)).
 //
 // Line warps per block: 16 (one block of 17 warps per SM) for rows of kPlanesWideFrom
@@ -353,10 +353,22 @@ std::size_t planes_smem_bytes(int nx) {
          2 * NS * sizeof(unsigned long long);
 }
 
+// Whether the constant planes kernel writes the boundary shell itself: where every face is
+// Dirichlet (zeros, no loads). Elsewhere the shell kernel follows it: a warp making a row
+// of Neumann or periodic nodes by the general rule (u from global memory, each node's
+// loads waited for in turn) held up the ring of its whole block (512^3 float, H100, ncu:
+// 1.49 ms against 0.39 with insulated y faces).
+template <class T>
+bool planes_write_shell(const OperatorView<T>& op) {
+  for (int a = 0; a < 3; ++a)
+    if (op.lo[a] != BoundaryKind::dirichlet || op.hi[a] != BoundaryKind::dirichlet) return false;
+  return true;
+}
+
 template <class T, int L, int NS>
 __global__ void __launch_bounds__(32 * (L + 1))
     planes_kernel(OperatorView<T> op, FacePtrs<T> g, int stride, int kseg, InteriorWeights<T> w,
-                  const T* __restrict__ u, const T* __restrict__ f, T scale, T* __restrict__ r) {
+                  const T* __restrict__ u, const T* __restrict__ f, T scale, T* __restrict__ r, bool shell) {
   const int nx = op.n[0], ny = op.n[1], nz = op.n[2];
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int j0 = 1 + blockIdx.x * L;
@@ -394,7 +406,7 @@ __global__ void __launch_bounds__(32 * (L + 1))
     if (first_tile && warp == 0) general_row(0, kz);
     if (last_tile && warp == L - 1) general_row(ny - 1, kz);
   };
-  if (kb == 1) z_face_rows(0);
+  if (shell && kb == 1) z_face_rows(0);
   ring.wait(kb - 1);
   ring.wait(kb);
   for (int k = kb; k < ke; ++k) {
@@ -418,12 +430,8 @@ __global__ void __launch_bounds__(32 * (L + 1))
         sum += wz.wm * (sm[i] - cur) + wz.wp * (sp[i] - cur);
         stage[i] = scale * (f ? sum + f[row + i] : sum);  // finish_rhs of an interior node
       }
-      // The row's x-face nodes by the general rule (any boundary kind; u from global).
-      if (lane == 0 || lane == 31) {
-        const int i = lane == 0 ? 0 : nx - 1;
-        stage[i] = is_dirichlet_node(op, i, j, k) ? T(0)
-                                                  : finish_rhs(op, apply_operator(op, u, i, j, k), f, g, i, j, k, row + i, scale);
-      }
+      // The row's x-face nodes: Dirichlet here (shell), else the shell kernel's.
+      if (lane == 0 || lane == 31) stage[lane == 0 ? 0 : nx - 1] = T(0);
     }
     ring.release(k - 1);  // its proxy fence also puts the staging row before the bulk store
     __syncwarp();
@@ -432,10 +440,10 @@ __global__ void __launch_bounds__(32 * (L + 1))
       bulk_commit();
     }
     // The y-face rows of plane k, by turns among the line warps.
-    if (first_tile && warp == (k - kb) % L) general_row(0, k);
-    if (last_tile && warp == (k - kb + L / 2) % L) general_row(ny - 1, k);
+    if (shell && first_tile && warp == (k - kb) % L) general_row(0, k);
+    if (shell && last_tile && warp == (k - kb + L / 2) % L) general_row(ny - 1, k);
   }
-  if (ke == nz - 1) z_face_rows(nz - 1);
+  if (shell && ke == nz - 1) z_face_rows(nz - 1);
   if (lane == 0) bulk_wait();
 }
 
@@ -460,7 +468,7 @@ bool launch_planes(const OperatorView<T>& op, const InteriorWeights<T>& w, const
   const int tiles = (ny - 2 + L - 1) / L, planes = nz - 2;
   const int kseg = ring_planes_per_block(tiles, planes, std::max(1, per_sm) * sms);
   kernel<<<dim3(tiles, (planes + kseg - 1) / kseg), 32 * (L + 1), smem, s>>>(op, g, planes_row_stride<T>(nx), kseg,
-                                                                             w, u, f, scale, r);
+                                                                             w, u, f, scale, r, planes_write_shell(op));
   ADI3D_CUDA_LAUNCH_CHECK();
   return true;
 }
@@ -543,7 +551,7 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
     launch_pencil<T, false>(pencil, op, w, u, f, scale, r, s);
   }
   const StencilVariant ran = planes ? StencilVariant::planes : pencil;
-  if (planes && !op.alpha_field) return ran;  // the constant planes kernel writes the shell too
+  if (planes && !op.alpha_field && planes_write_shell(op)) return ran;
   const int runs = shell_runs(op.n);
   const unsigned blocks = static_cast<unsigned>(std::min(runs, 65535));
   if (op.alpha_field)
