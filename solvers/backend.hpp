@@ -28,6 +28,7 @@ struct Norms {
   double sum_squares = 0;  // sum of squared entries
   double max_abs = 0;      // largest absolute entry
   double sum = 0;          // plain sum (means, compatibility checks)
+  double sum_abs = 0;      // sum of absolute entries (the scale of a mean)
 };
 
 // Neumann data: outward normal derivative on each face (backend memory, face layout as in
@@ -74,6 +75,8 @@ class Backend {
   virtual void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) = 0;
   // Writes one face plane of a grid field from face-layout values (backend memory).
   virtual void set_face(const Grid3& grid, int face, const T* values, T* field) = 0;
+  // field *= factor on the nodes of one face.
+  virtual void scale_face(const Grid3& grid, int face, T factor, T* field) = 0;
   // out = (I - tau A_axis) in for face arrays of `face` along one of its tangential axes
   // (tangential_factor in discretization.hpp); in and out must not overlap.
   virtual void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,

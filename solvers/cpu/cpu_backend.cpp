@@ -153,6 +153,15 @@ void CpuBackend<T>::set_face(const Grid3& grid, int face, const T* values, T* fi
 }
 
 template <class T>
+void CpuBackend<T>::scale_face(const Grid3& grid, int face, T factor, T* field) {
+  const FaceAxes fa = face_axes(face);
+  const int nu = grid.n[fa.u], nv = grid.n[fa.v];
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nv; ++b)
+    for (int a = 0; a < nu; ++a) field[face_node(grid, face, a, b)] *= factor;
+}
+
+template <class T>
 void CpuBackend<T>::face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
                                            const T* in, T* out) {
   const FaceAxes fa = face_axes(face);
@@ -171,15 +180,16 @@ void CpuBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 
 template <class T>
 Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
-  double sum_sq = 0, max_abs = 0, sum = 0;
-#pragma omp parallel for reduction(+ : sum_sq, sum) reduction(max : max_abs) schedule(static)
+  double sum_sq = 0, max_abs = 0, sum = 0, sum_abs = 0;
+#pragma omp parallel for reduction(+ : sum_sq, sum, sum_abs) reduction(max : max_abs) schedule(static)
   for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e) {
     const double v = static_cast<double>(x[e]) - (y ? static_cast<double>(y[e]) : 0.0);
     sum_sq += v * v;
     sum += v;
+    sum_abs += std::fabs(v);
     max_abs = std::max(max_abs, std::fabs(v));
   }
-  return {sum_sq, max_abs, sum};
+  return {sum_sq, max_abs, sum, sum_abs};
 }
 
 template class CpuBackend<float>;

@@ -49,7 +49,7 @@ CudaBackend<T>::CudaBackend(int device) : device_(device) {
   ADI3D_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   // Two blocks per SM fill the device for a bandwidth-bound reduction.
   norm_blocks_ = std::max(1, 2 * prop.multiProcessorCount);
-  norm_buf_ = device_allocate<double>(3 * static_cast<std::size_t>(norm_blocks_) + 3);
+  norm_buf_ = device_allocate<double>(kNormValues * (static_cast<std::size_t>(norm_blocks_) + 1));
   counter_ = device_allocate<unsigned>(1);
   ADI3D_CUDA_CHECK(cudaMemsetAsync(counter_.data(), 0, sizeof(unsigned), stream_));
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -244,6 +244,12 @@ void CudaBackend<T>::set_face(const Grid3& grid, int face, const T* values, T* f
 }
 
 template <class T>
+void CudaBackend<T>::scale_face(const Grid3& grid, int face, T factor, T* field) {
+  activate();
+  launch_scale_face(grid, face, factor, field, stream_);
+}
+
+template <class T>
 void CudaBackend<T>::face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
                                             const T* in, T* out) {
   activate();
@@ -261,13 +267,13 @@ template <class T>
 Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
   if (n == 0) return {};
   activate();
-  NormScratch s{norm_buf_.data(), counter_.data(), norm_buf_.data() + 3 * norm_blocks_,
+  NormScratch s{norm_buf_.data(), counter_.data(), norm_buf_.data() + kNormValues * norm_blocks_,
                 norm_blocks_};
   launch_difference_norms(x, y, n, s, stream_);
-  double host[3];
+  double host[kNormValues];
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return {host[0], host[1], host[2]};
+  return {host[0], host[1], host[2], host[3]};
 }
 
 template <class T>

@@ -106,10 +106,12 @@ void launch_tridiag_arrays_x(const OperatorView<T>& op, const T* a, const T* b, 
 
 // Norms of x - y into result[0..2] = {sum of squares, max abs, sum}: one kernel, one
 // atomic per block; the last block reduces the per-block partials (deterministic).
+// Values a norms reduction yields (Norms: sum of squares, max |.|, sum, sum of |.|).
+constexpr int kNormValues = 4;
 struct NormScratch {
-  double* partials;    // 3 * max_blocks
+  double* partials;    // kNormValues * max_blocks
   unsigned* counter;   // zero before and after each call
-  double* result;      // 3
+  double* result;      // kNormValues
   int max_blocks;
 };
 template <class T>
@@ -157,6 +159,7 @@ class CudaBackend final : public Backend<T> {
   void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override;
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
+  void scale_face(const Grid3& grid, int face, T factor, T* field) override;
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;

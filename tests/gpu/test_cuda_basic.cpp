@@ -140,6 +140,7 @@ TYPED_TEST(CudaBasic, DifferenceNormsMatchCpu) {
       EXPECT_NEAR(g.sum_squares, c.sum_squares, 1e-12 * c.sum_squares + 1e-300) << n;
       EXPECT_EQ(g.max_abs, c.max_abs) << n;
       EXPECT_NEAR(g.sum, c.sum, 1e-12 * std::sqrt(c.sum_squares) * std::sqrt(double(n))) << n;
+      EXPECT_NEAR(g.sum_abs, c.sum_abs, 1e-12 * c.sum_abs) << n;
     }
   }
 }
@@ -154,6 +155,7 @@ TYPED_TEST(CudaBasic, DifferenceNormsAreReproducible) {
     EXPECT_EQ(a.sum_squares, b.sum_squares);
     EXPECT_EQ(a.sum, b.sum);
     EXPECT_EQ(a.max_abs, b.max_abs);
+    EXPECT_EQ(a.sum_abs, b.sum_abs);
   }
 }
 
@@ -169,6 +171,23 @@ TYPED_TEST(CudaBasic, SetFaceMatchesCpuOnEveryFace) {
     this->cpu_->set_face(g, face, cv.data(), cf.data());
   }
   EXPECT_EQ(this->from_gpu(gf), this->from_cpu(cf));
+}
+
+// Each face in turn, so that edges and corners take the products of their faces' factors.
+TYPED_TEST(CudaBasic, ScaleFaceMatchesCpuOnEveryFace) {
+  Grid3 g;
+  g.n = {37, 5, 11};
+  const auto base = random_field<TypeParam>(g.size(), this->rng_);
+  Array<TypeParam> gf = this->to_gpu(base), cf = this->to_cpu(base);
+  for (int face = 0; face < 6; ++face) {
+    const auto factor = static_cast<TypeParam>(0.5 + 0.25 * face);
+    this->gpu_->scale_face(g, face, factor, gf.data());
+    this->cpu_->scale_face(g, face, factor, cf.data());
+  }
+  const auto scaled = this->from_cpu(cf);
+  EXPECT_EQ(this->from_gpu(gf), scaled);
+  EXPECT_EQ(scaled[g.index(5, 2, 5)], base[g.index(5, 2, 5)]);  // inside: untouched
+  EXPECT_EQ(scaled[g.index(0, 0, 0)], base[g.index(0, 0, 0)] * TypeParam(0.5) * TypeParam(1.0) * TypeParam(1.5));
 }
 
 TYPED_TEST(CudaBasic, FaceTangentialFactorMatchesCpu) {

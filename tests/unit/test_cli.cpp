@@ -191,6 +191,17 @@ TEST_F(Cli, IncompatibleNeumannDataIsADeckError) {
   EXPECT_NE(o.err.find("must balance"), std::string::npos) << o.err;
 }
 
+// The compatibility shift is the data's mean under half-cell weights: f + 0.001 x^2 on the
+// balanced poisson_neumann data shifts by 0.001 times the trapezoid rule's mean of x^2 on
+// 9 nodes, 0.3359375 (the plain node mean would be 0.354).
+TEST_F(Cli, CompatibilityShiftIsTheHalfCellWeightedMean) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini --set grid.n=9 " +
+                        "--set \"source.f=3*pi^2*cos(pi*x)*cos(pi*y)*cos(pi*z) - 6*(x - 0.5) + 0.001*x^2\" " +
+                        "--set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("removed 3.359e-04 from f"), std::string::npos) << o.out;
+}
+
 TEST_F(Cli, PoissonDataCannotDependOnTime) {
   const Outcome o = run(std::string("check ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini --set source.f=t");
   EXPECT_EQ(o.code, 2);
