@@ -52,6 +52,8 @@ class Backend {
   virtual void upload(const T* host, T* dst, std::size_t n) = 0;
   virtual void download(const T* src, T* host, std::size_t n) = 0;
   virtual void fill(T* x, T value, std::size_t n) = 0;
+  // x = T(x + value), the sum in double (as a host loop over doubles rounds it).
+  virtual void add_constant(T* x, double value, std::size_t n) = 0;
   // Whether the backend's kernels read an alpha field's material index
   // (OperatorView::material); the stepper then builds one where the field has few values
   // and hands it over through upload_bytes.

@@ -43,6 +43,12 @@ void CpuBackend<T>::fill(T* x, T value, std::size_t n) {
   for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e) x[e] = value;
 }
 
+template <class T>
+void CpuBackend<T>::add_constant(T* x, double value, std::size_t n) {
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e) x[e] = static_cast<T>(x[e] + value);
+}
+
 namespace {
 
 // value + f + the Neumann terms at unknown node (i, j, k), in the point rule's order.

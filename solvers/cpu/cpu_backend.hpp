@@ -17,6 +17,7 @@ class CpuBackend : public Backend<T> {
   void upload(const T* host, T* dst, std::size_t n) override;
   void download(const T* src, T* host, std::size_t n) override;
   void fill(T* x, T value, std::size_t n) override;
+  void add_constant(T* x, double value, std::size_t n) override;
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
                     T scale, T* r) override;
   void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override;

@@ -117,6 +117,13 @@ void CudaBackend<T>::fill(T* x, T value, std::size_t n) {
 }
 
 template <class T>
+void CudaBackend<T>::add_constant(T* x, double value, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  launch_add_constant(x, value, n, stream_);
+}
+
+template <class T>
 void CudaBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T* f,
                                   const FaceData<T>& neumann, T scale, T* r) {
   activate();

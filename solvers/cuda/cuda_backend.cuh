@@ -121,6 +121,8 @@ void launch_difference_norms(const T* x, const T* y, std::size_t n, const NormSc
 template <class T>
 void launch_fill(T* x, T value, std::size_t n, cudaStream_t s);
 template <class T>
+void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
+template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s);
@@ -154,6 +156,7 @@ class CudaBackend final : public Backend<T> {
   Array<std::uint8_t> upload_bytes(const std::uint8_t* host, std::size_t n) override;
   void download(const T* src, T* host, std::size_t n) override;
   void fill(T* x, T value, std::size_t n) override;
+  void add_constant(T* x, double value, std::size_t n) override;
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
                     T scale, T* r) override;
   void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override;

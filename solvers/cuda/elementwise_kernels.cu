@@ -28,6 +28,13 @@ __global__ void fill_kernel(T* __restrict__ x, T value, std::size_t n) {
 }
 
 template <class T>
+__global__ void add_constant_kernel(T* __restrict__ x, double value, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    x[e] = static_cast<T>(x[e] + value);
+}
+
+template <class T>
 __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std::size_t n) {
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
        e += std::size_t(gridDim.x) * blockDim.x)
@@ -80,6 +87,12 @@ void launch_fill(T* x, T value, std::size_t n, cudaStream_t s) {
 }
 
 template <class T>
+void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s) {
+  add_constant_kernel<<<grid_for(n), kThreads, 0, s>>>(x, value, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
   axpy_kernel<<<grid_for(n), kThreads, 0, s>>>(a, x, y, n);
   ADI3D_CUDA_LAUNCH_CHECK();
@@ -114,6 +127,7 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
 
 #define ADI3D_INSTANTIATE(T)                                                     \
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
+  template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
   template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
   template void launch_scale_face<T>(const Grid3&, int, T, T*, cudaStream_t);            \

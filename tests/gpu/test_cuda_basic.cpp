@@ -128,6 +128,18 @@ TYPED_TEST(CudaBasic, AxpyMatchesCpu) {
   EXPECT_LE(relative_difference(this->from_cpu(cy), this->from_gpu(gy)), tolerance<TypeParam>());
 }
 
+// The sum in double, rounded once: the same bits as the CPU's loop.
+TYPED_TEST(CudaBasic, AddConstantMatchesCpu) {
+  const std::size_t n = 100003;
+  const auto x = random_field<TypeParam>(n, this->rng_);
+  Array<TypeParam> gx = this->to_gpu(x), cx = this->to_cpu(x);
+  this->gpu_->add_constant(gx.data(), -1.234567890123e-3, n);
+  this->cpu_->add_constant(cx.data(), -1.234567890123e-3, n);
+  const auto added = this->from_cpu(cx);
+  EXPECT_EQ(this->from_gpu(gx), added);
+  EXPECT_NE(added, x);
+}
+
 TYPED_TEST(CudaBasic, DifferenceNormsMatchCpu) {
   for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(2000003)}) {
     const auto x = random_field<TypeParam>(n, this->rng_);
