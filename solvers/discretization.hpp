@@ -166,6 +166,16 @@ ADI3D_HD TriRow<T> implicit_row(const AxisRow<T>& r, T tau) {
   return {a, T(1) - a - c, c};
 }
 
+// The Neumann faces of op whose data (face-layout arrays, null where zero) is given: bit f
+// for face f (fold_neumann_terms' faces).
+template <class T>
+unsigned neumann_data_faces(const OperatorView<T>& op, const T* const* data) {
+  unsigned faces = 0;
+  for (int f = 0; f < 6; ++f)
+    if (data[f] && (f % 2 == 0 ? op.lo[f / 2] : op.hi[f / 2]) == BoundaryKind::neumann) faces |= 1u << f;
+  return faces;
+}
+
 // Contribution of prescribed outward normal derivatives g on Neumann faces to (A u)_p:
 // 2 alpha_p g / h per Neumann face the node lies on.
 template <class T>

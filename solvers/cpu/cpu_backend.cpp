@@ -69,21 +69,6 @@ T finish_rhs(const OperatorView<T>& op, T value, const T* f, const FaceData<T>& 
   return value;
 }
 
-// Neumann face `face` has data (fold_neumann_terms' faces).
-template <class T>
-bool has_face_data(const OperatorView<T>& op, const FaceData<T>& neumann, int face) {
-  const int axis = face / 2;
-  return neumann[face] && (face % 2 == 0 ? op.lo[axis] : op.hi[axis]) == BoundaryKind::neumann;
-}
-
-// Node (i, j, k) of face `face` lies on a face before it that has data, whose turn folds it.
-template <class T>
-bool on_earlier_data_face(const OperatorView<T>& op, const FaceData<T>& neumann, int face, int i, int j, int k) {
-  for (int other = 0; other < face; ++other)
-    if (has_face_data(op, neumann, other) && on_face(op.n, other, i, j, k)) return true;
-  return false;
-}
-
 // The full point rule (boundary kinds, variable alpha, Neumann data) at one node.
 template <class T>
 T rhs_at(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann, int i, int j,
@@ -132,8 +117,9 @@ void CpuBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T*
 template <class T>
 void CpuBackend<T>::fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base,
                                        T* f) {
+  const unsigned faces = neumann_data_faces(op, neumann.data());
   for (int face = 0; face < 6; ++face) {
-    if (!has_face_data(op, neumann, face)) continue;
+    if (!((faces >> face) & 1u)) continue;
     const FaceAxes fa = face_axes(face);
     const int nu = op.n[fa.u], nv = op.n[fa.v];
 #pragma omp parallel for schedule(static)
@@ -141,7 +127,7 @@ void CpuBackend<T>::fold_neumann_terms(const OperatorView<T>& op, const FaceData
       for (int a = 0; a < nu; ++a) {
         int i = 0, j = 0, k = 0;
         face_node_indices(op.n, face, a, b, i, j, k);
-        if (is_dirichlet_node(op, i, j, k) || on_earlier_data_face(op, neumann, face, i, j, k)) continue;
+        if (is_dirichlet_node(op, i, j, k) || on_earlier_face(op.n, faces, face, i, j, k)) continue;
         const std::size_t p = face_node(op.n, face, a, b);
         f[p] = finish_rhs(op, T(0), base, neumann, i, j, k, p);
       }
@@ -192,8 +178,9 @@ Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
     const double v = static_cast<double>(x[e]) - (y ? static_cast<double>(y[e]) : 0.0);
     sum_sq += v * v;
     sum += v;
-    sum_abs += std::fabs(v);
-    max_abs = std::max(max_abs, std::fabs(v));
+    const double magnitude = std::fabs(v);
+    sum_abs += magnitude;
+    max_abs = std::max(max_abs, magnitude);
   }
   return {sum_sq, max_abs, sum, sum_abs};
 }

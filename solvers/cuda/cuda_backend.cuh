@@ -104,9 +104,9 @@ template <class T>
 void launch_tridiag_arrays_x(const OperatorView<T>& op, const T* a, const T* b, const T* c, T* d,
                              cudaStream_t s);
 
-// Norms of x - y into result[0..2] = {sum of squares, max abs, sum}: one kernel, one
-// atomic per block; the last block reduces the per-block partials (deterministic).
-// Values a norms reduction yields (Norms: sum of squares, max |.|, sum, sum of |.|).
+// Norms of x - y into result[0..kNormValues-1] = {sum of squares, max |.|, sum, sum of
+// |.|} (Norms' order): one kernel, one atomic per block; the last block reduces the
+// per-block partials (deterministic).
 constexpr int kNormValues = 4;
 struct NormScratch {
   double* partials;    // kNormValues * max_blocks

@@ -123,12 +123,12 @@ __global__ void __launch_bounds__(kShellThreads)
   }
 }
 
-// fold_neumann_terms on Neumann face `face`, which has data: finish_rhs at A u = 0 on its
-// unknown nodes, but those on an earlier face with data, whose launch folds them (the same
-// value: finish_rhs adds every face's term). base may be f (no __restrict__).
+// fold_neumann_terms on face `face` of `faces` (neumann_data_faces): finish_rhs at A u = 0
+// on its unknown nodes, but those on an earlier face of the set, whose launch folds them
+// (the same value: finish_rhs adds every face's term). base may be f (no __restrict__).
 template <class T>
 __global__ void __launch_bounds__(kShellThreads)
-    fold_face_kernel(OperatorView<T> op, int face, const T* base, FacePtrs<T> g, T* f) {
+    fold_face_kernel(OperatorView<T> op, unsigned faces, int face, const T* base, FacePtrs<T> g, T* f) {
   const int axis = face / 2;
   // Tangential extents by selects (FaceAxes: u is x but on x faces, v is z but on z faces).
   const int nu = axis == 0 ? op.n[1] : op.n[0], nv = axis == 2 ? op.n[1] : op.n[2];
@@ -137,13 +137,7 @@ __global__ void __launch_bounds__(kShellThreads)
        e += std::size_t(gridDim.x) * blockDim.x) {
     int i = 0, j = 0, k = 0;
     face_node_indices(op.n, face, static_cast<int>(e % nu), static_cast<int>(e / nu), i, j, k);
-    bool earlier = false;
-#pragma unroll
-    for (int other = 0; other < 5; ++other) {
-      const BoundaryKind kind = other % 2 == 0 ? op.lo[other / 2] : op.hi[other / 2];
-      earlier = earlier || (other < face && g.g[other] && kind == BoundaryKind::neumann && on_face(op.n, other, i, j, k));
-    }
-    if (earlier || is_dirichlet_node(op, i, j, k)) continue;
+    if (on_earlier_face(op.n, faces, face, i, j, k) || is_dirichlet_node(op, i, j, k)) continue;
     const std::size_t p = i + static_cast<std::size_t>(op.n[0]) * (j + static_cast<std::size_t>(op.n[1]) * k);
     f[p] = finish_rhs(op, T(0), base, g, i, j, k, p, T(1));
   }
@@ -564,14 +558,14 @@ StencilVariant launch_operator_rhs(StencilVariant v, const OperatorView<T>& op, 
 
 template <class T>
 void launch_fold_neumann_terms(const OperatorView<T>& op, const T* base, const FacePtrs<T>& g, T* f, cudaStream_t s) {
+  const unsigned faces = neumann_data_faces(op, g.g);
   for (int face = 0; face < 6; ++face) {
-    const int axis = face / 2;
-    if (!g.g[face] || (face % 2 == 0 ? op.lo[axis] : op.hi[axis]) != BoundaryKind::neumann) continue;
+    if (!((faces >> face) & 1u)) continue;
     const FaceAxes fa = face_axes(face);
     const std::size_t count = static_cast<std::size_t>(op.n[fa.u]) * op.n[fa.v];
     const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + kShellThreads - 1) / kShellThreads, 65535));
     if (blocks == 0) continue;
-    fold_face_kernel<T><<<blocks, kShellThreads, 0, s>>>(op, face, base, g, f);
+    fold_face_kernel<T><<<blocks, kShellThreads, 0, s>>>(op, faces, face, base, g, f);
     ADI3D_CUDA_LAUNCH_CHECK();
   }
 }

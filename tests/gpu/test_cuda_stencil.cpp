@@ -2,7 +2,6 @@
 // lo/hi boundary combination, Neumann face data, sources, variable alpha, odd and tiny
 // grids (partial warps and tiles, single-chunk and multi-chunk z pencils).
 #include "gpu_test_support.hpp"
-#include "solvers/discretization.hpp"
 #include "solvers/face_layout.hpp"
 
 #include <chrono>
@@ -14,6 +13,25 @@ namespace {
 template <class T>
 class CudaStencil : public CudaTest<T> {
  protected:
+  // The same random Neumann data on both backends, on every Neumann face of bc but y+
+  // (null data means zero flux there).
+  struct NeumannData {
+    std::array<Array<T>, 6> gpu_arrays, cpu_arrays;
+    FaceData<T> gpu{}, cpu{};
+  };
+  NeumannData random_neumann_data(const Grid3& g, const BoundarySpec& bc) {
+    NeumannData data;
+    for (int face = 0; face < 6; ++face) {
+      if (bc.face[face] != BoundaryKind::neumann || face == 3) continue;
+      const auto values = random_field<T>(face_size(g, face), this->rng_);
+      data.gpu_arrays[face] = this->to_gpu(values);
+      data.cpu_arrays[face] = this->to_cpu(values);
+      data.gpu[face] = data.gpu_arrays[face].data();
+      data.cpu[face] = data.cpu_arrays[face].data();
+    }
+    return data;
+  }
+
   // Runs operator_rhs on both backends for one case; returns the relative difference.
   // by_material: the alpha field takes 4 values, and the GPU reads it by its material
   // index (as DouglasStepper keeps it), the CPU from the field.
@@ -33,17 +51,8 @@ class CudaStencil : public CudaTest<T> {
       galpha = this->to_gpu(d.alpha_field);
       calpha = this->to_cpu(d.alpha_field);
     }
-    // Neumann data on every Neumann face but y+ (null data means zero flux there).
-    std::array<Array<T>, 6> gg, cg;
-    FaceData<T> gface{}, cface{};
-    for (int face = 0; face < 6; ++face) {
-      if (bc.face[face] != BoundaryKind::neumann || face == 3) continue;
-      const auto values = random_field<T>(face_size(d.grid, face), this->rng_);
-      gg[face] = this->to_gpu(values);
-      cg[face] = this->to_cpu(values);
-      gface[face] = gg[face].data();
-      cface[face] = cg[face].data();
-    }
+    const NeumannData data = random_neumann_data(d.grid, bc);
+    const FaceData<T>&gface = data.gpu, &cface = data.cpu;
     OperatorView<T> gop = make_operator_view(d, variable_alpha ? galpha.data() : nullptr);
     MaterialArrays<T> materials;
     if (by_material) materials = this->attach_material_index(gop, d.alpha_field, n);
@@ -123,16 +132,8 @@ TYPED_TEST(CudaStencil, FoldedNeumannTermsAreTheRightHandSideAtZero) {
           Array<T> calpha = variable ? this->to_cpu(d.alpha_field) : Array<T>();
           const OperatorView<T> gop = make_operator_view(d, galpha.data());
           const OperatorView<T> cop = make_operator_view(d, calpha.data());
-          std::array<Array<T>, 6> gg, cg;
-          FaceData<T> gface{}, cface{};
-          for (int face = 0; face < 6; ++face) {
-            if (bc.face[face] != BoundaryKind::neumann || face == 3) continue;
-            const auto values = random_field<T>(face_size(d.grid, face), this->rng_);
-            gg[face] = this->to_gpu(values);
-            cg[face] = this->to_cpu(values);
-            gface[face] = gg[face].data();
-            cface[face] = cg[face].data();
-          }
+          const auto data = this->random_neumann_data(d.grid, bc);
+          const FaceData<T>&gface = data.gpu, &cface = data.cpu;
           const auto source = random_field<T>(size, this->rng_);
           const auto start = base_kind == 1 ? source : random_field<T>(size, this->rng_);
           Array<T> gsource = this->to_gpu(source), zero = this->gpu_->allocate(size);
@@ -152,10 +153,7 @@ TYPED_TEST(CudaStencil, FoldedNeumannTermsAreTheRightHandSideAtZero) {
             for (int j = 0; j < g.n[1]; ++j)
               for (int i = 0; i < g.n[0]; ++i) {
                 const std::size_t p = g.index(i, j, k);
-                bool on_data_face = false;
-                for (int face = 0; face < 6; ++face)
-                  on_data_face = on_data_face || (gface[face] && on_face(g.n.data(), face, i, j, k));
-                const T want = on_data_face && !is_dirichlet_node(gop, i, j, k) ? rhs[p] : start[p];
+                const T want = folds_neumann_node(gop, gface, i, j, k) ? rhs[p] : start[p];
                 ASSERT_EQ(folded[p], want) << i << "," << j << "," << k << " " << describe(bc, n, variable)
                                            << " base kind " << base_kind;
               }

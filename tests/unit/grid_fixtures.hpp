@@ -1,7 +1,10 @@
 #pragma once
 // Random grids, fields and boundary mixes shared by the operator and line-solve tests.
 #include "solvers/diffusion.hpp"
+#include "solvers/discretization.hpp"
+#include "solvers/face_layout.hpp"
 
+#include <array>
 #include <random>
 #include <vector>
 
@@ -13,6 +16,15 @@ std::vector<T> random_field(std::size_t n, std::mt19937& rng, double lo = -1, do
   std::vector<T> v(n);
   for (T& x : v) x = static_cast<T>(dist(rng));
   return v;
+}
+
+// Whether fold_neumann_terms writes node (i, j, k): an unknown node on a face whose data
+// (null: none) is given.
+template <class T>
+bool folds_neumann_node(const OperatorView<T>& op, const std::array<const T*, 6>& data, int i, int j, int k) {
+  bool on_data_face = false;
+  for (int face = 0; face < 6; ++face) on_data_face = on_data_face || (data[face] && on_face(op.n, face, i, j, k));
+  return on_data_face && !is_dirichlet_node(op, i, j, k);
 }
 
 inline BoundarySpec boundary_mix(BoundaryKind x, BoundaryKind y, BoundaryKind z) {
