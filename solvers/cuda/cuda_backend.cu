@@ -236,7 +236,8 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (points == 0) return;
   if (axis == 0 && (last_x_solve_ = launch_x_lines(op, tau, d)) != XSolveVariant::thread_thomas) return;
-  if (axis != 0 && policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_)) return;
+  if (axis != 0) last_yz_by_warp_ = policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_);
+  if (axis != 0 && last_yz_by_warp_) return;
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
                    ? constant_factors(op, axis, tau, ready)
@@ -399,6 +400,10 @@ XSolveVariant last_x_solve_variant(const Backend<T>& backend) {
   return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_x_solve();
 }
 template <class T>
+bool last_yz_by_warp(const Backend<T>& backend) {
+  return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_yz_by_warp();
+}
+template <class T>
 bool last_fused_xy(const Backend<T>& backend) {
   return cuda::as_cuda(const_cast<Backend<T>&>(backend)).last_fused_xy();
 }
@@ -420,6 +425,7 @@ bool bulk_copy_kernels_usable(const Backend<T>& backend) {
   template void set_x_solve_variant<T>(Backend<T>&, XSolveVariant);   \
   template StencilVariant last_stencil_variant<T>(const Backend<T>&); \
   template XSolveVariant last_x_solve_variant<T>(const Backend<T>&);   \
+  template bool last_yz_by_warp<T>(const Backend<T>&);                 \
   template bool last_fused_xy<T>(const Backend<T>&);                   \
   template bool last_variable_x_pass<T>(const Backend<T>&);
 ADI3D_INSTANTIATE_VARIANTS(float)

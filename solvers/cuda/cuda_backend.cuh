@@ -177,6 +177,8 @@ class CudaBackend final : public Backend<T> {
   // the one it handed the work to (for labels that say what was timed).
   StencilVariant last_stencil() const { return last_stencil_; }
   XSolveVariant last_x_solve() const { return last_x_solve_; }
+  // Whether the last y or z line solve ran by a warp per line (the tile kernels).
+  bool last_yz_by_warp() const { return last_yz_by_warp_; }
   // Whether the last fused step ran its x and y passes as one kernel (CudaPolicy::fused_xy).
   bool last_fused_xy() const { return fused_.last_merged_xy(); }
   bool last_variable_x_pass() const { return fused_.last_variable_x_pass(); }
@@ -196,6 +198,7 @@ class CudaBackend final : public Backend<T> {
   CudaPolicy policy_{};
   StencilVariant last_stencil_ = CudaPolicy{}.stencil;
   XSolveVariant last_x_solve_ = CudaPolicy{}.x_solve;
+  bool last_yz_by_warp_ = false;
   std::string name_;
   // Thomas factors of the constant-coefficient path, per axis, kept while the operator
   // and tau stay the same (a time loop with a fixed step forms them once).

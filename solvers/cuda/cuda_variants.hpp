@@ -115,6 +115,9 @@ template <class T>
 StencilVariant last_stencil_variant(const Backend<T>& backend);
 template <class T>
 XSolveVariant last_x_solve_variant(const Backend<T>& backend);
+// Whether the backend's last y or z line solve ran by a warp per line (the tile kernels).
+template <class T>
+bool last_yz_by_warp(const Backend<T>& backend);
 // Whether the backend's last fused Douglas step ran its x and y passes as one kernel
 // (CudaPolicy::fused_xy).
 template <class T>

@@ -4,10 +4,13 @@
 // (line_solve_warp.cu): the chunk capacities of the warp solve, the tile width and
 // the factors the passes read. Plain C++.
 #include "solvers/discretization.hpp"
+#include "solvers/line_factors.hpp"
 #include "solvers/operator_view.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
+#include <vector>
 
 namespace adi3d::cuda::fused {
 
@@ -83,7 +86,7 @@ void chunk_responses(T* alpha, T bs, int cap) {
 }
 
 // The unknowns along an axis: from 1 or 0 after a Dirichlet or Neumann face to n-2 or n-1
-// before one (periodic axes are not these passes').
+// before one; 0 to n-1 on a periodic axis (cyclic lines: cyclic_tile_line_factors).
 template <class T>
 int first_unknown(const OperatorView<T>& op, int axis) {
   return op.lo[axis] == BoundaryKind::dirichlet ? 1 : 0;
@@ -166,6 +169,27 @@ T tile_line_factors(const OperatorView<T>& op, int axis, T tau, int first, int l
   const T bs = line_inverse_pivots(op, axis, tau, first, last, out);
   chunk_responses(out, bs, cap);
   return bs;
+}
+
+// Cyclic lines (a periodic axis of constant alpha, n >= 3 nodes, all unknowns) by
+// Sherman-Morrison, from the factors the CPU backend solves them with (line_factors.hpp):
+// the warp solve's alpha, Gf, Gb (3 x 32 cap values to out, zeroed) of the modified matrix,
+// whose first and last diagonal entries absorb the corners (its off-diagonals are all -s,
+// as the warp solve assumes), and the correction that makes its solution y the cyclic
+// one: x = y - (y_0 + corner_ratio y_{n-1}) inv_denominator z.
+template <class T>
+struct CyclicTileFactors {
+  T s;
+  T corner_ratio, inv_denominator;
+  std::vector<T> z;  // n values
+};
+template <class T>
+CyclicTileFactors<T> cyclic_tile_line_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
+  const LineFactors<T> f = factor_line(op, axis, tau);
+  std::copy(f.inv.begin(), f.inv.end(), out);
+  const T s = -f.a[1];
+  chunk_responses(out, s, cap);
+  return {s, f.corner_ratio, T(1) / f.denominator, f.z};
 }
 
 // Shared factors of (I - tau A_axis) over the unknowns of constant-alpha lines along axis

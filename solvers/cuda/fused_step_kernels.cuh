@@ -164,6 +164,20 @@ struct SolveArgs : PassArgs<T> {
   int first[3];
   int last[3];
 };
+// Cyclic lines (a periodic axis: every node an unknown) by Sherman-Morrison: the factors
+// solve the modified matrix, and each line's solution y is stored as y - c z, c = (y_0 +
+// corner_ratio y_{n-1}) inv_denominator. The three follow the warp solve's factors in
+// chunk_factors (cyclic_tile_line_factors): corner_ratio, inv_denominator, z (n values),
+// so that SolveArgs, and with it the other plain solves' kernels, stay as they were.
+template <class T, int C>
+__device__ __forceinline__ const T* cyclic_z(const T* chunk_factors) {
+  return chunk_factors + 3 * 32 * C + 2;
+}
+template <class T, int C>
+__device__ __forceinline__ T cyclic_correction(const T* chunk_factors, T y_first, T y_last) {
+  const T* c = chunk_factors + 3 * 32 * C;
+  return (y_first + c[0] * y_last) * c[1];
+}
 
 // The first and last unknown along an axis of the fused passes: 1 and n-2 between
 // Dirichlet faces, 0 after a Neumann face, n-1 before one.
@@ -655,7 +669,10 @@ __device__ __forceinline__ TileSpan fused_tile_span(const Args& a) {
 // block solves and stores the current one (one block per SM by shared memory; lines of
 // up to 32 x 17 rows). The z pass loads u in its update loop, B loads in flight per
 // thread. kSolveOnly: a plain line solve of d in place along either axis (WarpLineSolve):
-// a Dirichlet end value of d (not necessarily 0 there) moves into the first or last row.
+// a Dirichlet end value of d (not necessarily 0 there) moves into the first or last row;
+// kCyclic (with kSolveOnly): cyclic lines (cyclic_correction), which have no end rows and take
+// their correction as they are stored (kernels of their own: a run-time test took the
+// float x lines' kernel of 512 nodes from 68 registers to 64 and 4 bytes of spills).
 // Dynamic shared memory: yz_pass_smem_bytes.
 //
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
@@ -709,9 +726,10 @@ constexpr int yz_min_blocks() {
 }
 
 template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256, int K = 1,
-          int B = 8, bool kNeumann = false>
+          int B = 8, bool kNeumann = false, bool kCyclic = false>
 __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, C, NB>() : 1))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
+  static_assert(!kCyclic || kSolveOnly, "cyclic lines are plain solves'");
   constexpr int kWarps = kThreads / 32;
   constexpr int LPW = L / kWarps;   // lines per warp, K at a time
   static_assert(LPW % K == 0, "a warp's lines, K at a time");
@@ -809,7 +827,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
     }
     // Row 0 and row R-1 of the column were copied by this thread, if by any. (The fused
     // passes' rows at a Neumann face come halved from the x pass: ends_scale.)
-    if (kSolveOnly && ok)
+    if (kSolveOnly && !kCyclic && ok)
       prepare_end_rows(lo_row ? tile + col : nullptr, hi_row ? tile + (R - 1) * P + col : nullptr, dirichlet_lo,
                        dirichlet_hi, a.s, end_lo, end_hi);
     __syncthreads();
@@ -821,7 +839,14 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
     const T* x = tile + row0 * P + col;
     if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p0;
-      for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
+      if constexpr (kCyclic) {
+        // (The column's first and last rows: the line's nodes 0 and n-1.)
+        const T c = cyclic_correction<T, C>(a.chunk_factors, tile[col], tile[(R - 1) * P + col]);
+        const T* z = cyclic_z<T, C>(a.chunk_factors) + row0;
+        for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P, z += RS) *dst = fma(-c, *z, *x);
+      } else {
+        for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
+      }
     } else {
       // z 512^3 float, one buffer, on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507,
       // 0.524 ms (H100: B = 16 0.630 against 0.628; with two buffers 0.596 against 0.634).

@@ -142,6 +142,43 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    ms, (fused ? 7 : 11) * field_bytes});
   }
 
+  // Periodic faces all round: every line cyclic (Sherman-Morrison), the step unfused (11
+  // arrays). Each solve by a warp per line (default) and by the path it took before, the
+  // tridiag library's cyclic solver over coefficient arrays for x and per-thread Thomas on
+  // shared factors for y and z; then the step by each (the earlier paths: x by tridiag, y
+  // and z by Thomas).
+  {
+    Diffusion<T> periodic = d;
+    for (BoundaryKind& face : periodic.bc.face) face = BoundaryKind::periodic;
+    const OperatorView<T> pop = make_operator_view(periodic, nullptr);
+    CudaPolicy earlier{};
+    earlier.x_solve = XSolveVariant::tridiag;
+    earlier.yz_tiles = false;
+    for (int axis = 0; axis < 3; ++axis)
+      for (const CudaPolicy& p : {CudaPolicy{}, earlier}) {
+        backend.set_policy(p);
+        const double ms = median_ms(backend, 2, repetitions, [&] { backend.solve_lines(pop, axis, tau, r.data()); });
+        const std::string by = axis == 0                  ? to_string(backend.last_x_solve())
+                               : backend.last_yz_by_warp() ? "tiles, warp per line"
+                                                           : "thomas, shared factors";
+        out.push_back({axis == 0 ? "solve_x_periodic" : axis == 1 ? "solve_y_periodic" : "solve_z_periodic",
+                       by + ", cyclic", ms, 2 * field_bytes});
+      }
+    for (const CudaPolicy& p : {CudaPolicy{}, earlier}) {
+      backend.set_policy(p);
+      const double ms = median_ms(backend, 2, repetitions, [&] {
+        backend.operator_rhs(pop, u.data(), nullptr, FaceData<T>{}, dt, r.data());
+        for (int axis = 0; axis < 3; ++axis) backend.solve_lines(pop, axis, tau, r.data());
+        backend.axpy(T(1), r.data(), u.data(), points);
+      });
+      out.push_back({"douglas_step",
+                     backend.last_yz_by_warp() ? "periodic faces, unfused, lines by a warp per line"
+                                               : "periodic faces, unfused, x by tridiag, y and z by thomas",
+                     ms, 11 * field_bytes});
+    }
+    backend.set_policy(CudaPolicy{});
+  }
+
   // Variable alpha (random node field in [0.5, 1.5]): every pass reads alpha too. Unfused:
   // rhs 3 arrays, three solves 3 each, update 3; fused: rhs and x solve apart, y and z
   // fused with the update, 13 (fused_step_var.cu).

@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,22 +45,28 @@ struct SolveLaunch {
   int threads;
   std::size_t smem;
 };
+// cyclic: the kernels of cyclic lines (kCyclic), the same shapes.
 template <class T>
-SolveLaunch<T> solve_launch(int axis, int cap, int n, std::size_t optin) {
+SolveLaunch<T> solve_launch(int axis, int cap, int n, std::size_t optin, bool cyclic) {
   constexpr int L = fused::kYZLines<T>;
-  return fused::with_chunk_cap(cap, [&](auto C) -> SolveLaunch<T> {
+  auto launch = [&](auto C, auto kCyclic) -> SolveLaunch<T> {
     constexpr int c = C.value;
-    if (axis == 0) return {fused::x_line_kernel<T, c>, 256, fused::x_line_smem_bytes<T, c>()};
+    constexpr bool Y = kCyclic.value;
+    if (axis == 0) return {fused::x_line_kernel<T, c, Y>, 256, fused::x_line_smem_bytes<T, c>()};
     if constexpr (kPlainTwoTiles<T, c>) {
       const std::size_t smem = fused::yz_pass_smem_bytes<T, L, c, 2>(n);
       constexpr int kThreads = fused::kTwoTileThreads<T>, K = fused::kTwoTileLinesAtOnce;
       if (smem <= optin)
-        return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, kThreads, K>
-                          : fused::yz_pass_kernel<T, L, c, 2, true, 2, kThreads, K>,
+        return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, kThreads, K, 8, false, Y>
+                          : fused::yz_pass_kernel<T, L, c, 2, true, 2, kThreads, K, 8, false, Y>,
                 kThreads, smem};
     }
-    return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true> : fused::yz_pass_kernel<T, L, c, 2, true>, 256,
-            fused::yz_pass_smem_bytes<T, L, c>(n)};
+    return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 1, 256, 1, 8, false, Y>
+                      : fused::yz_pass_kernel<T, L, c, 2, true, 1, 256, 1, 8, false, Y>,
+            256, fused::yz_pass_smem_bytes<T, L, c>(n)};
+  };
+  return fused::with_chunk_cap(cap, [&](auto C) {
+    return cyclic ? launch(C, std::true_type{}) : launch(C, std::false_type{});
   });
 }
 
@@ -111,8 +118,9 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
     cache_.clear();
   }
-  const SolveLaunch<T> launch =
-      solve_launch<T>(axis, cap, last - first + 3, static_cast<std::size_t>(fused::device_limits(device).optin));
+  const bool cyclic = op.lo[axis] == BoundaryKind::periodic;
+  const SolveLaunch<T> launch = solve_launch<T>(axis, cap, last - first + 3,
+                                                static_cast<std::size_t>(fused::device_limits(device).optin), cyclic);
   Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0},
             launch.kernel, launch.threads, launch.smem, T(0), {}};
   const auto [fits, resident] = fit_launch(f.kernel, f.smem, device, f.threads);
@@ -120,9 +128,17 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
   if (fits) {
     const std::size_t count = 3 * 32 * static_cast<std::size_t>(cap);
     std::vector<T> h(count, T(0));
-    f.s = fused::tile_line_factors(op, axis, tau, first, last, cap, h.data());
-    f.values = device_allocate<T>(count);
-    ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), count * sizeof(T), cudaMemcpyHostToDevice, s));
+    if (cyclic) {
+      const fused::CyclicTileFactors<T> c = fused::cyclic_tile_line_factors(op, axis, tau, cap, h.data());
+      f.s = c.s;
+      h.push_back(c.corner_ratio);
+      h.push_back(c.inv_denominator);
+      h.insert(h.end(), c.z.begin(), c.z.end());
+    } else {
+      f.s = fused::tile_line_factors(op, axis, tau, first, last, cap, h.data());
+    }
+    f.values = device_allocate<T>(h.size());
+    ADI3D_CUDA_CHECK(cudaMemcpyAsync(f.values.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // h is pageable and goes out of scope
   }
   cache_.push_back(std::move(f));
@@ -131,9 +147,13 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
 
 template <class T>
 bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUstream_st* stream) {
-  if (axis < 0 || axis > 2 || op.lo[axis] == BoundaryKind::periodic) return false;
+  if (axis < 0 || axis > 2) return false;
+  // Cyclic lines of an alpha field (each its own correction) keep the other solvers.
+  const bool cyclic = op.lo[axis] == BoundaryKind::periodic;
+  if (cyclic && (op.alpha_field || op.n[axis] < 3)) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
-  // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns.
+  // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns; every
+  // node of a periodic line is.
   Span span{};
   for (int a = 0; a < 3; ++a) {
     span.first[a] = a == axis ? fused::first_unknown(op, a) : 0;

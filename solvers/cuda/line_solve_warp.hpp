@@ -22,8 +22,10 @@ struct VarSolveArgs;  // fused_step_var_kernels.cuh
 // tile kernels, and lines along x through x_line_kernel or x_line_var_kernel (contiguous
 // lines need no tile): each value of d read and written once (2 arrays per point; 3 with
 // an alpha field, whose tile or line comes along), a warp per line. Takes Dirichlet or Neumann ends
-// on the lines (not periodic: those are cyclic), any faces on the other axes, and up to
-// 1056 unknowns per line. Every line is solved, face lines of the other axes too, as the
+// on the lines, periodic ones (cyclic lines of constant alpha and at least 3 nodes, by
+// Sherman-Morrison: the warp solve of the modified matrix, corrected as each line is
+// stored), any faces on the other axes, and up to 1056 unknowns per line. Every line is
+// solved, face lines of the other axes too, as the
 // other line solvers do; the values of d on a line's Dirichlet end nodes enter its first
 // and last rows. Constant alpha: the factors of each (axis, n, ends, tau, alpha, h) are
 // made once on the host and kept on the device (the Poisson iteration cycles through a
@@ -69,7 +71,9 @@ class WarpLineSolve {
     int threads;
     std::size_t smem;  // dynamic shared memory per block
     T s;               // -a of the interior rows
-    Array<T> values;   // the warp solve's alpha, Gf, Gb (3 x 32 cap)
+    // The warp solve's alpha, Gf, Gb (3 x 32 cap); for cyclic lines then Sherman-Morrison's
+    // corner ratio, inverse denominator and z (n values): fused::cyclic_correction.
+    Array<T> values;
   };
   // The cached entry for lines along axis whose unknowns are first..last (the key's ends
   // and n fix them), made on first use: the queries of device attributes and occupancy

@@ -64,7 +64,9 @@ struct XLines {
 // The lines along x through the nodes (j, k), a.first[1..2] <= j, k <= a.last[1..2], over
 // their unknowns a.first[0]..a.last[0] (R of them, R <= 32 C): d in place. A Dirichlet end
 // value of d (not necessarily 0 there) moves into the first or last row, a Neumann end row
-// is halved, as in the y/z plain solve (yz_pass_kernel). Block 32 kXLineWarps threads,
+// is halved, as in the y/z plain solve (yz_pass_kernel); kCyclic: cyclic lines
+// (cyclic_correction), which have no end rows and take their correction as they are stored.
+// Block 32 kXLineWarps threads,
 // persistent over the lines (a warp takes every (gridDim.x kXLineWarps)-th line, so that
 // the warps of the device work through one band of memory at a time).
 //
@@ -72,7 +74,7 @@ struct XLines {
 // whole line is copied (nodes 0..nx-1: the unknowns and their Dirichlet end nodes). The
 // padding rows (r >= R) hold whatever the last lines left there, finite (zeros at first):
 // alpha = 0 there, so they solve to 0 from any finite data.
-template <class T, int C>
+template <class T, int C, bool kCyclic = false>
 __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a) {
   constexpr int kRow = x_line_row<C>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
     __syncwarp();
     T* row = rows + b * kRow;
     T* chunk = row + 1 + lane * C;
-    if (lane == 0) prepare_end_rows(row + 1, row + R, dirichlet_lo, dirichlet_hi, a.s, row[0], row[R + 1]);
+    if (lane == 0 && !kCyclic) prepare_end_rows(row + 1, row + R, dirichlet_lo, dirichlet_hi, a.s, row[0], row[R + 1]);
     __syncwarp();
     T v[C];
 #pragma unroll
@@ -117,7 +119,13 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
     for (int q = 0; q < C; ++q) chunk[q] = v[q];
     __syncwarp();
     T* p = a.d + xl.offset(g) + first;
-    for (int r = lane; r < R; r += 32) p[r] = row[1 + r];
+    if constexpr (kCyclic) {
+      const T c = cyclic_correction<T, C>(a.chunk_factors, row[1], row[R]);  // nodes 0 and n-1
+      const T* z = cyclic_z<T, C>(a.chunk_factors);
+      for (int r = lane; r < R; r += 32) p[r] = fma(-c, z[r], row[1 + r]);
+    } else {
+      for (int r = lane; r < R; r += 32) p[r] = row[1 + r];
+    }
     __syncwarp();  // row b is read before the copy of line g + 2 step overwrites it
   }
   cp_async_wait<0>();

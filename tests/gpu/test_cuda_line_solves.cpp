@@ -108,7 +108,7 @@ TYPED_TEST(CudaLineSolve, XTridiagLibraryMatchesCpu) {
 }
 
 // A warp per x line (constant alpha by shared factors, an alpha field by each line's own
-// rows; periodic lines take the tridiag library): the shortest lines, line lengths on
+// rows; periodic lines of an alpha field take the tridiag library): the shortest lines, line lengths on
 // either side of a chunk capacity and of the longest lines it takes (1056 unknowns; 1059
 // nodes fall back, and double lines of an alpha field past 546, whose rows do not fit
 // shared memory), odd lengths (rows not 16-byte aligned), and more lines than the
@@ -253,6 +253,32 @@ TYPED_TEST(CudaLineSolve, YZTilesCycleTwoBuffers) {
           ASSERT_LE(this->compare(axis, n, bc, field), tolerance<TypeParam>())
               << "axis " << axis << " " << describe(bc, n, field);
         }
+}
+
+// Cyclic lines (a periodic axis, constant alpha) by a warp per line along every axis: the
+// warp solve of the Sherman-Morrison matrix and the correction as each line is stored,
+// every chunk capacity up to 1056 nodes (1057 falls back), y/z tiles of one and two
+// buffers (float 290-546 and double 547-770 nodes take two), tile columns past nx, more
+// lines than the device holds warps, and every face kind on the other axes.
+TYPED_TEST(CudaLineSolve, CyclicLinesByWarpMatchCpu) {
+  using B = BoundaryKind;
+  set_cuda_policy(*this->gpu_, CudaPolicy{});
+  const int lines[] = {3, 4, 5, 33, 40, 98, 100, 290, 300, 545, 600, 760, 802, 803, 1056, 1057};
+  for (int axis = 0; axis < 3; ++axis)
+    for (B others : {B::dirichlet, B::neumann, B::periodic})
+      for (int m : lines) {
+        B kinds[3] = {others, others, others};
+        kinds[axis] = B::periodic;
+        const BoundarySpec bc = boundary_mix(kinds[0], kinds[1], kinds[2]);
+        std::array<int, 3> n{67, 5, 4};
+        if (axis == 0) n = {0, 9, 70};
+        n[axis] = m;
+        const double err = this->compare(axis, n, bc, false);
+        ASSERT_LE(err, tolerance<TypeParam>()) << "axis " << axis << " " << describe(bc, n, false);
+        const bool by_warp = axis == 0 ? last_x_solve_variant(*this->gpu_) == XSolveVariant::warp_lines
+                                       : last_yz_by_warp(*this->gpu_);
+        EXPECT_EQ(by_warp, m <= 1056) << "axis " << axis << " " << describe(bc, n, false);
+      }
 }
 
 // Lines of two nodes with the default kernels (a warp per line along every axis): no

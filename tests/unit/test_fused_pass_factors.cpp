@@ -5,7 +5,7 @@
 // Neumann end row halved, then a Dirichlet end value moved into the first or last row)
 // must solve a line as the CPU backend does, for every end combination and chunk
 // capacity, lines of two nodes too (no interior row; one unknown between a Dirichlet and a
-// Neumann end).
+// Neumann end), and cyclic lines with their Sherman-Morrison correction.
 #include "grid_fixtures.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/cuda/fused_pass_factors.hpp"
@@ -138,6 +138,46 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
           // Padding rows solve to 0 from the zero data behind the line.
           for (std::size_t r = R; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
         }
+}
+
+TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
+  // Periodic y lines (cyclic_tile_line_factors): the warp solve of the modified matrix,
+  // then the Sherman-Morrison correction as the kernels store each line, against the CPU
+  // backend's cyclic solve, for every chunk capacity and both ends of some.
+  using T = TypeParam;
+  using B = BoundaryKind;
+  std::mt19937 rng(14);
+  const auto cpu = make_cpu_backend<T>();
+  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  for (const int m : {3, 4, 5, 40, 96, 97, 100, 545, 640, 802, 1056})
+    for (const double scale : {0.3, 4.0, 50.0}) {
+      const BoundarySpec bc = test::boundary_mix(B::neumann, B::periodic, B::dirichlet);
+      const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
+      const OperatorView<T> op = make_operator_view(d, nullptr);
+      const T tau = static_cast<T>(scale / op.inv_h2[1]);
+      const std::vector<T> rhs = test::random_field<T>(d.grid.size(), rng);
+      std::vector<T> want = rhs;
+      cpu->solve_lines(op, 1, tau, want.data());
+      auto at = [&](const std::vector<T>& f, int j) { return f[d.grid.index(1, j, 1)]; };
+
+      const int cap = cuda::fused::chunk_cap(m + 2);
+      ASSERT_NE(cap, 0) << m;
+      std::vector<T> fac(3 * 32 * static_cast<std::size_t>(cap), T(0));
+      const cuda::fused::CyclicTileFactors<T> c = cuda::fused::cyclic_tile_line_factors(op, 1, tau, cap, fac.data());
+      ASSERT_EQ(c.z.size(), static_cast<std::size_t>(m));
+      std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
+      for (int r = 0; r < m; ++r) v[r] = at(rhs, r);
+      model_warp_solve(v, fac, cap, c.s);
+      const T k = (v[0] + c.corner_ratio * v[m - 1]) * c.inv_denominator;
+      double err = 0, scale_x = 0;
+      for (int r = 0; r < m; ++r) {
+        const T x = std::fma(-k, c.z[r], v[r]);
+        err = std::max(err, std::fabs(double(x) - double(at(want, r))));
+        scale_x = std::max(scale_x, std::fabs(double(at(want, r))));
+      }
+      EXPECT_LE(err, tol * scale_x) << "n " << m << " tau scale " << scale;
+      for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
+    }
 }
 
 TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
