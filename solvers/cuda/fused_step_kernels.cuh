@@ -842,8 +842,19 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       if constexpr (kCyclic) {
         // (The column's first and last rows: the line's nodes 0 and n-1.)
         const T c = cyclic_correction<T, C>(a.chunk_factors, tile[col], tile[(R - 1) * P + col]);
+        // z by batches of rows, their loads issued together: taken one at a time, each
+        // store waited for its load (as far as the compiler knows the stores may alias z).
+        constexpr int kBatch = 8;
         const T* z = cyclic_z<T, C>(a.chunk_factors) + row0;
-        for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P, z += RS) *dst = fma(-c, *z, *x);
+        for (int r = row0; r < R; r += kBatch * RS, dst += kBatch * sweep, x += kBatch * RS * P, z += kBatch * RS) {
+          T zz[kBatch];
+#pragma unroll
+          for (int q = 0; q < kBatch; ++q)
+            if (r + q * RS < R) zz[q] = z[q * RS];
+#pragma unroll
+          for (int q = 0; q < kBatch; ++q)
+            if (r + q * RS < R) dst[q * sweep] = fma(-c, zz[q], x[q * RS * P]);
+        }
       } else {
         for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
       }
