@@ -122,7 +122,17 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
     if constexpr (kCyclic) {
       const T c = cyclic_correction<T, C>(a.chunk_factors, row[1], row[R]);  // nodes 0 and n-1
       const T* z = cyclic_z<T, C>(a.chunk_factors);
-      for (int r = lane; r < R; r += 32) p[r] = fma(-c, z[r], row[1 + r]);
+      // z by batches of rows, their loads issued together (as in yz_pass_kernel).
+      constexpr int kBatch = 8;
+      for (int r = lane; r < R; r += 32 * kBatch) {
+        T zz[kBatch];
+#pragma unroll
+        for (int q = 0; q < kBatch; ++q)
+          if (r + 32 * q < R) zz[q] = z[r + 32 * q];
+#pragma unroll
+        for (int q = 0; q < kBatch; ++q)
+          if (r + 32 * q < R) p[r + 32 * q] = fma(-c, zz[q], row[1 + r + 32 * q]);
+      }
     } else {
       for (int r = lane; r < R; r += 32) p[r] = row[1 + r];
     }
