@@ -1,14 +1,17 @@
 // NVRTC compilation of one expression into two kernels (grid and face sampling), loaded
 // with the runtime's library API (cudaLibraryLoadData) so the binary needs no link to the
-// driver library and still starts on machines without a GPU.
+// driver library and still starts on machines without a GPU. The cubins are kept in the
+// compile cache (compile_cache.hpp), so that a later run of the same formula skips NVRTC.
 #include "solvers/rtc/device_function.hpp"
 
 #include "solvers/backend.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/rtc/compile_cache.hpp"
 
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,6 +61,40 @@ extern "C" __global__ void sample_face(real* out, int nu, int nv, int axis, int 
 )";
 }
 
+// The cubin of `source` for `arch` by NVRTC; throws with NVRTC's log where it does not
+// compile.
+std::vector<char> compile(const std::string& source, const std::string& expression, const std::string& arch) {
+  nvrtcProgram program{};
+  check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "adi3d_formula.cu", 0, nullptr, nullptr),
+              "nvrtcCreateProgram");
+  // No FMA contraction: the host evaluates with separate roundings, and a formula with a
+  // discontinuity (rint, comparisons) must pick the same side at a node on both.
+  const char* options[] = {arch.c_str(), "--std=c++17", "--fmad=false"};
+  const nvrtcResult compiled = nvrtcCompileProgram(program, 3, options);
+  if (compiled != NVRTC_SUCCESS) {
+    std::size_t size = 0;
+    nvrtcGetProgramLogSize(program, &size);
+    std::string log(size, '\0');
+    nvrtcGetProgramLog(program, log.data());
+    nvrtcDestroyProgram(&program);
+    throw std::runtime_error("the formula '" + expression + "' does not compile for the GPU: " + log);
+  }
+  std::size_t size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");
+  std::vector<char> cubin(size);
+  check_nvrtc(nvrtcGetCUBIN(program, cubin.data()), "nvrtcGetCUBIN");
+  nvrtcDestroyProgram(&program);
+  return cubin;
+}
+
+// What decides the cubin besides the source: the options above and NVRTC's version.
+std::string cache_key(const std::string& source, const std::string& arch) {
+  int major = 0, minor = 0;
+  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + " " + arch + " --std=c++17 --fmad=false\n" +
+         source;
+}
+
 }  // namespace
 
 bool available() { return cuda_device_count() > 0; }
@@ -79,29 +116,21 @@ DeviceFunction<T>::DeviceFunction(const std::string& expression, int device) : m
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   const std::string source = kernel_source(expression, sizeof(T) == 4 ? "float" : "double");
-  nvrtcProgram program{};
-  check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "adi3d_formula.cu", 0, nullptr, nullptr),
-              "nvrtcCreateProgram");
   const std::string arch = "--gpu-architecture=sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  // No FMA contraction: the host evaluates with separate roundings, and a formula with a
-  // discontinuity (rint, comparisons) must pick the same side at a node on both.
-  const char* options[] = {arch.c_str(), "--std=c++17", "--fmad=false"};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 3, options);
-  if (compiled != NVRTC_SUCCESS) {
-    std::size_t size = 0;
-    nvrtcGetProgramLogSize(program, &size);
-    std::string log(size, '\0');
-    nvrtcGetProgramLog(program, log.data());
-    nvrtcDestroyProgram(&program);
-    throw std::runtime_error("the formula '" + expression + "' does not compile for the GPU: " + log);
+  const CompileCache cache = CompileCache::from_environment();
+  const std::string key = cache_key(source, arch);
+  auto load = [&](const std::vector<char>& cubin) {
+    return cudaLibraryLoadData(&module_->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  };
+  // A cached cubin the driver refuses (one from another driver, say) is compiled anew.
+  if (std::optional<std::vector<char>> cached = cache.load(key); cached && load(*cached) == cudaSuccess) {
+    from_cache_ = true;
+  } else {
+    cudaGetLastError();  // a refused cached cubin's error is not this call's
+    const std::vector<char> cubin = compile(source, expression, arch);
+    check_cuda(load(cubin), "cudaLibraryLoadData");
+    cache.store(key, cubin);
   }
-  std::size_t size = 0;
-  check_nvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");
-  std::vector<char> cubin(size);
-  check_nvrtc(nvrtcGetCUBIN(program, cubin.data()), "nvrtcGetCUBIN");
-  nvrtcDestroyProgram(&program);
-  check_cuda(cudaLibraryLoadData(&module_->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-             "cudaLibraryLoadData");
   check_cuda(cudaLibraryGetKernel(&module_->grid_kernel, module_->library, "sample_grid"), "cudaLibraryGetKernel");
   check_cuda(cudaLibraryGetKernel(&module_->face_kernel, module_->library, "sample_face"), "cudaLibraryGetKernel");
 }

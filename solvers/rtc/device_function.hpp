@@ -18,8 +18,10 @@ bool available();
 template <class T>
 class DeviceFunction {
  public:
-  // Compiles `expression` for `device`; throws std::runtime_error with NVRTC's log when
-  // the expression does not compile, BackendUnavailable without CUDA.
+  // Compiles `expression` for `device`, or loads what an earlier run compiled from the
+  // compile cache (compile_cache.hpp: CompileCache::from_environment); throws
+  // std::runtime_error with NVRTC's log when the expression does not compile,
+  // BackendUnavailable without CUDA.
   DeviceFunction(const std::string& expression, int device);
   ~DeviceFunction();
   DeviceFunction(const DeviceFunction&) = delete;
@@ -30,9 +32,13 @@ class DeviceFunction {
   // out (device memory, face layout of face_layout.hpp) = f on one face; queued on `stream`.
   void sample_face(const Grid3& grid, int face, double t, T* out, CUstream_st* stream) const;
 
+  // Whether its code came from the compile cache rather than from NVRTC.
+  bool from_cache() const { return from_cache_; }
+
  private:
   struct Module;
   std::unique_ptr<Module> module_;
+  bool from_cache_ = false;
 };
 
 }  // namespace adi3d::rtc

@@ -1,11 +1,15 @@
 // Formulas compiled for the GPU at run time (NVRTC) agree with the host's muparser on grid
-// and face nodes, and FormulaForcing uses them on a CUDA backend.
+// and face nodes, FormulaForcing uses them on a CUDA backend, and their code is cached.
 #include "physics/formula.hpp"
 #include "physics/formula_forcing.hpp"
 #include "physics/grid_functions.hpp"
 #include "solvers/face_layout.hpp"
 #include "solvers/rtc/device_function.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
+#include "tests/unit/scoped_env.hpp"
+
+#include <filesystem>
+#include <fstream>
 
 namespace adi3d::test {
 namespace {
@@ -65,6 +69,46 @@ TYPED_TEST(RtcFormula, ForcingEvaluatesSourceAndNeumannDataOnTheDevice) {
   ASSERT_TRUE(forcing.boundary_on_backend(1, 2.0, face.data(), *this->gpu_));
   EXPECT_NEAR(double(this->from_gpu(face)[2]), 0.2 * 2.0, 1e-6);
   EXPECT_FALSE(forcing.boundary_on_backend(0, 2.0, face.data(), *this->gpu_)) << "no formula on x-";
+}
+
+// A formula's code comes from NVRTC once, then from the compile cache (a fresh directory
+// here): the same values to the bit; a damaged entry is compiled anew and stored again.
+TYPED_TEST(RtcFormula, CompiledCodeComesFromTheCacheTheSecondTime) {
+  using T = TypeParam;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("adi3d_rtc_cache_test_" + std::to_string(sizeof(T)));
+  fs::remove_all(dir);
+  const ScopedEnv cache_dir("ADI3D_RTC_CACHE", dir.string().c_str());
+  Grid3 g;
+  g.n = {33, 7, 5};
+  g.h = {0.03, 0.1, 0.2};
+  const std::string expression = physics::Formula(kFormulas[0]).device_expression();
+  auto sample = [&](const rtc::DeviceFunction<T>& fn) {
+    Array<T> dev = this->gpu_->allocate(g.size());
+    fn.sample_grid(g, 0.7, dev.data(), this->gpu_->cuda_stream());
+    return this->from_gpu(dev);
+  };
+  const rtc::DeviceFunction<T> first(expression, 0);
+  EXPECT_FALSE(first.from_cache());
+  const std::vector<T> want = sample(first);
+  const rtc::DeviceFunction<T> second(expression, 0);
+  EXPECT_TRUE(second.from_cache());
+  EXPECT_EQ(sample(second), want);
+
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++entries;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-8, std::ios::end);
+    f.put('\x5a');  // a byte of the cubin
+  }
+  EXPECT_EQ(entries, 1);
+  const rtc::DeviceFunction<T> damaged(expression, 0);
+  EXPECT_FALSE(damaged.from_cache());
+  EXPECT_EQ(sample(damaged), want);
+  const rtc::DeviceFunction<T> again(expression, 0);
+  EXPECT_TRUE(again.from_cache()) << "stored again";
+  fs::remove_all(dir);
 }
 
 TEST(RtcFormulaErrors, CompileErrorsCarryTheLog) {
