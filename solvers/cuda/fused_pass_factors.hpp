@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace adi3d::cuda::fused {
@@ -185,11 +186,11 @@ struct CyclicTileFactors {
 };
 template <class T>
 CyclicTileFactors<T> cyclic_tile_line_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
-  const LineFactors<T> f = factor_line(op, axis, tau);
+  LineFactors<T> f = factor_line(op, axis, tau);
   std::copy(f.inv.begin(), f.inv.end(), out);
   const T s = -f.a[1];
   chunk_responses(out, s, cap);
-  return {s, f.corner_ratio, T(1) / f.denominator, f.z};
+  return {s, f.corner_ratio, T(1) / f.denominator, std::move(f.z)};
 }
 
 // Shared factors of (I - tau A_axis) over the unknowns of constant-alpha lines along axis

@@ -122,7 +122,9 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
     if constexpr (kCyclic) {
       const T c = cyclic_correction<T, C>(a.chunk_factors, row[1], row[R]);  // nodes 0 and n-1
       const T* z = cyclic_z<T, C>(a.chunk_factors);
-      // z by batches of rows, their loads issued together (as in yz_pass_kernel).
+      // z by batches of rows, their loads issued together (as in yz_pass_kernel; its
+      // store_column, with pitch 1 and a sweep of 32, took 2-9 more registers here and
+      // spilled 4 bytes in the double kernel of chunks of 21 rows).
       constexpr int kBatch = 8;
       for (int r = lane; r < R; r += 32 * kBatch) {
         T zz[kBatch];

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -61,16 +62,20 @@ extern "C" __global__ void sample_face(real* out, int nu, int nv, int axis, int 
 )";
 }
 
+// NVRTC's options besides the architecture. No FMA contraction: the host evaluates with
+// separate roundings, and a formula with a discontinuity (rint, comparisons) must pick the
+// same side at a node on both.
+constexpr const char* kOptions[] = {"--std=c++17", "--fmad=false"};
+
 // The cubin of `source` for `arch` by NVRTC; throws with NVRTC's log where it does not
 // compile.
 std::vector<char> compile(const std::string& source, const std::string& expression, const std::string& arch) {
   nvrtcProgram program{};
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "adi3d_formula.cu", 0, nullptr, nullptr),
               "nvrtcCreateProgram");
-  // No FMA contraction: the host evaluates with separate roundings, and a formula with a
-  // discontinuity (rint, comparisons) must pick the same side at a node on both.
-  const char* options[] = {arch.c_str(), "--std=c++17", "--fmad=false"};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 3, options);
+  const char* options[] = {arch.c_str(), kOptions[0], kOptions[1]};
+  static_assert(std::size(options) == std::size(kOptions) + 1, "every option after the architecture");
+  const nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(std::size(options)), options);
   if (compiled != NVRTC_SUCCESS) {
     std::size_t size = 0;
     nvrtcGetProgramLogSize(program, &size);
@@ -87,12 +92,14 @@ std::vector<char> compile(const std::string& source, const std::string& expressi
   return cubin;
 }
 
-// What decides the cubin besides the source: the options above and NVRTC's version.
+// What decides the cubin besides the source: NVRTC's version and the options compile()
+// passes.
 std::string cache_key(const std::string& source, const std::string& arch) {
   int major = 0, minor = 0;
   check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
-  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + " " + arch + " --std=c++17 --fmad=false\n" +
-         source;
+  std::string key = "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + " " + arch;
+  for (const char* option : kOptions) key += std::string(" ") + option;
+  return key + "\n" + source;
 }
 
 }  // namespace

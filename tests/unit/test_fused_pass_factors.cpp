@@ -62,6 +62,23 @@ void model_warp_solve(std::vector<T>& v, const std::vector<T>& fac, int C, T s) 
     for (int q = 0; q < C; ++q) v[p * C + q] = std::fma(gb[p * C + q], carry[p], v[p * C + q]);
 }
 
+// A model solve's tolerance against the CPU's, relative to the line's largest value.
+template <class T>
+constexpr double kLineTolerance = sizeof(T) == 4 ? 5e-5 : 1e-11;
+// The largest |got(r) - want(r)| over rows r of [r0, r1), and the largest |want(r)|.
+struct LineError {
+  double err = 0, scale = 0;
+};
+template <class Got, class Want>
+LineError line_error(int r0, int r1, Got got, Want want) {
+  LineError e;
+  for (int r = r0; r < r1; ++r) {
+    e.err = std::max(e.err, std::fabs(double(got(r)) - double(want(r))));
+    e.scale = std::max(e.scale, std::fabs(double(want(r))));
+  }
+  return e;
+}
+
 template <class T>
 class FusedPassFactors : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
@@ -96,7 +113,7 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
   using B = BoundaryKind;
   std::mt19937 rng(11);
   const auto cpu = make_cpu_backend<T>();
-  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  const double tol = kLineTolerance<T>;
   for (const B lo : {B::dirichlet, B::neumann})
     for (const B hi : {B::dirichlet, B::neumann})
       for (const int m : {2, 3, 4, 5, 40, 99, 100, 545, 640, 802, 1056})
@@ -129,12 +146,8 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
           if (last == m - 2) v[R - 1] += s * at(rhs, m - 1);
           model_warp_solve(v, fac, cap, s);
 
-          double err = 0, scale_x = 0;
-          for (int r = 0; r < R; ++r) {
-            err = std::max(err, std::fabs(double(v[r]) - double(at(want, first + r))));
-            scale_x = std::max(scale_x, std::fabs(double(at(want, first + r))));
-          }
-          EXPECT_LE(err, tol * scale_x) << "ends " << int(lo) << int(hi) << " n " << m << " tau scale " << scale;
+          const LineError e = line_error(0, R, [&](int r) { return v[r]; }, [&](int r) { return at(want, first + r); });
+          EXPECT_LE(e.err, tol * e.scale) << "ends " << int(lo) << int(hi) << " n " << m << " tau scale " << scale;
           // Padding rows solve to 0 from the zero data behind the line.
           for (std::size_t r = R; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
         }
@@ -148,7 +161,7 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
   using B = BoundaryKind;
   std::mt19937 rng(14);
   const auto cpu = make_cpu_backend<T>();
-  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  const double tol = kLineTolerance<T>;
   for (const int m : {3, 4, 5, 40, 96, 97, 100, 545, 640, 802, 1056})
     for (const double scale : {0.3, 4.0, 50.0}) {
       const BoundarySpec bc = test::boundary_mix(B::neumann, B::periodic, B::dirichlet);
@@ -169,13 +182,9 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
       for (int r = 0; r < m; ++r) v[r] = at(rhs, r);
       model_warp_solve(v, fac, cap, c.s);
       const T k = (v[0] + c.corner_ratio * v[m - 1]) * c.inv_denominator;
-      double err = 0, scale_x = 0;
-      for (int r = 0; r < m; ++r) {
-        const T x = std::fma(-k, c.z[r], v[r]);
-        err = std::max(err, std::fabs(double(x) - double(at(want, r))));
-        scale_x = std::max(scale_x, std::fabs(double(at(want, r))));
-      }
-      EXPECT_LE(err, tol * scale_x) << "n " << m << " tau scale " << scale;
+      const LineError e =
+          line_error(0, m, [&](int r) { return std::fma(-k, c.z[r], v[r]); }, [&](int r) { return at(want, r); });
+      EXPECT_LE(e.err, tol * e.scale) << "n " << m << " tau scale " << scale;
       for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
     }
 }
@@ -185,7 +194,7 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
   // values): lines between Dirichlet faces whose end values are 0, as du is there.
   using T = TypeParam;
   std::mt19937 rng(12);
-  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  const double tol = kLineTolerance<T>;
   for (const int m : {3, 4, 99, 100, 545, 640, 802, 1058})
     for (const double scale : {0.3, 4.0, 50.0}) {
       const DirichletLines<T> l = dirichlet_lines<T>(m, scale, rng);
@@ -197,12 +206,8 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
       std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
       for (int r = 0; r < m - 2; ++r) v[r] = l.at(l.rhs, r + 1);
       model_warp_solve(v, fac, cap, s);
-      double err = 0, scale_x = 0;
-      for (int r = 0; r < m - 2; ++r) {
-        err = std::max(err, std::fabs(double(v[r]) - double(l.at(l.want, r + 1))));
-        scale_x = std::max(scale_x, std::fabs(double(l.at(l.want, r + 1))));
-      }
-      EXPECT_LE(err, tol * scale_x) << "n " << m << " tau scale " << scale;
+      const LineError e = line_error(0, m - 2, [&](int r) { return v[r]; }, [&](int r) { return l.at(l.want, r + 1); });
+      EXPECT_LE(e.err, tol * e.scale) << "n " << m << " tau scale " << scale;
     }
 }
 
@@ -212,7 +217,7 @@ TYPED_TEST(FusedPassFactors, LongLinesGetFallbackFactorsWithinTheirCount) {
   // values, and those must solve the line.
   using T = TypeParam;
   std::mt19937 rng(13);
-  const double tol = sizeof(T) == 4 ? 5e-5 : 1e-11;
+  const double tol = kLineTolerance<T>;
   for (const int m : {1059, 1301}) {
     ASSERT_EQ(cuda::fused::chunk_cap(m), 0) << m;
     const DirichletLines<T> l = dirichlet_lines<T>(m, 4.0, rng);
@@ -231,12 +236,8 @@ TYPED_TEST(FusedPassFactors, LongLinesGetFallbackFactorsWithinTheirCount) {
     double y = 0;
     for (int r = 1; r < m - 1; ++r) x[r] = y = l.at(l.rhs, r) * inv[r] - ainv[r] * y;
     for (int r = m - 3; r >= 1; --r) x[r] -= cp[r] * x[r + 1];
-    double err = 0, scale_x = 0;
-    for (int r = 1; r < m - 1; ++r) {
-      err = std::max(err, std::fabs(x[r] - double(l.at(l.want, r))));
-      scale_x = std::max(scale_x, std::fabs(double(l.at(l.want, r))));
-    }
-    EXPECT_LE(err, tol * scale_x) << "n " << m;
+    const LineError e = line_error(1, m - 1, [&](int r) { return x[r]; }, [&](int r) { return l.at(l.want, r); });
+    EXPECT_LE(e.err, tol * e.scale) << "n " << m;
   }
 }
 
