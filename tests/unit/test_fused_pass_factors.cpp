@@ -84,35 +84,41 @@ class FusedPassFactors : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FusedPassFactors, Precisions);
 
-// y lines of a 3 x m x 3 grid between Dirichlet faces, at tau = scale h^2: random data with
-// zero end values (as du has there) and the CPU backend's solve of it.
+// y lines of a 3 x m x 3 grid with faces bc, at tau = scale h^2: random data (with zero
+// values on Dirichlet y faces where zero_dirichlet_ends, as du has there) and the CPU
+// backend's solve of it; at(f, j): node j of the line checked, (i, k) = (1, 1).
 template <class T>
-struct DirichletLines {
+struct YLines {
   Diffusion<T> d;
   T tau;
   std::vector<T> rhs, want;
-  T at(const std::vector<T>& f, int j) const { return f[d.grid.index(1, j, 1)]; }  // line (1, 1)
+  T at(const std::vector<T>& f, int j) const { return f[d.grid.index(1, j, 1)]; }
+  OperatorView<T> op() const { return make_operator_view(d, nullptr); }
 };
 template <class T>
-DirichletLines<T> dirichlet_lines(int m, double scale, std::mt19937& rng) {
-  const BoundarySpec bc = test::boundary_mix(BoundaryKind::dirichlet, BoundaryKind::dirichlet,
-                                             BoundaryKind::dirichlet);
-  DirichletLines<T> l{test::make_diffusion<T>({3, m, 3}, bc, false, rng), T(0), {}, {}};
-  const OperatorView<T> op = make_operator_view(l.d, nullptr);
+YLines<T> y_lines(const BoundarySpec& bc, int m, double scale, std::mt19937& rng, bool zero_dirichlet_ends = false) {
+  YLines<T> l{test::make_diffusion<T>({3, m, 3}, bc, false, rng), T(0), {}, {}};
+  const OperatorView<T> op = l.op();
   l.tau = static_cast<T>(scale / op.inv_h2[1]);
   l.rhs = test::random_field<T>(l.d.grid.size(), rng);
-  for (int k = 0; k < 3; ++k)
-    for (int i = 0; i < 3; ++i) l.rhs[l.d.grid.index(i, 0, k)] = l.rhs[l.d.grid.index(i, m - 1, k)] = T(0);
+  if (zero_dirichlet_ends)
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 3; ++i) l.rhs[l.d.grid.index(i, 0, k)] = l.rhs[l.d.grid.index(i, m - 1, k)] = T(0);
   l.want = l.rhs;
   make_cpu_backend<T>()->solve_lines(op, 1, l.tau, l.want.data());
   return l;
+}
+// Between Dirichlet faces, zero on the y faces.
+template <class T>
+YLines<T> dirichlet_lines(int m, double scale, std::mt19937& rng) {
+  using B = BoundaryKind;
+  return y_lines<T>(test::boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet), m, scale, rng, true);
 }
 
 TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
   using T = TypeParam;
   using B = BoundaryKind;
   std::mt19937 rng(11);
-  const auto cpu = make_cpu_backend<T>();
   const double tol = kLineTolerance<T>;
   for (const B lo : {B::dirichlet, B::neumann})
     for (const B hi : {B::dirichlet, B::neumann})
@@ -121,14 +127,7 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
           BoundarySpec bc = test::boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet);
           bc.face[2] = lo;
           bc.face[3] = hi;
-          const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
-          const OperatorView<T> op = make_operator_view(d, nullptr);
-          const T tau = static_cast<T>(scale / op.inv_h2[1]);
-          const std::vector<T> rhs = test::random_field<T>(d.grid.size(), rng);
-          // The CPU solve of every y line; the line checked is (i, k) = (1, 1).
-          std::vector<T> want = rhs;
-          cpu->solve_lines(op, 1, tau, want.data());
-          auto at = [&](const std::vector<T>& f, int j) { return f[d.grid.index(1, j, 1)]; };
+          const YLines<T> l = y_lines<T>(bc, m, scale, rng);
 
           // The kernel's way: unknowns first..last, rows prepared as in yz_pass_kernel.
           const int first = lo == B::dirichlet ? 1 : 0, last = hi == B::dirichlet ? m - 2 : m - 1;
@@ -137,16 +136,17 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
           const int cap = cuda::fused::chunk_cap(R + 2);
           ASSERT_NE(cap, 0) << m;
           std::vector<T> fac(3 * 32 * static_cast<std::size_t>(cap), T(0));
-          const T s = cuda::fused::tile_line_factors(op, 1, tau, first, last, cap, fac.data());
+          const T s = cuda::fused::tile_line_factors(l.op(), 1, l.tau, first, last, cap, fac.data());
           std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
-          for (int r = 0; r < R; ++r) v[r] = at(rhs, first + r);
+          for (int r = 0; r < R; ++r) v[r] = l.at(l.rhs, first + r);
           if (first == 0) v[0] *= T(0.5);
           if (last == m - 1) v[R - 1] *= T(0.5);
-          if (first == 1) v[0] += s * at(rhs, 0);
-          if (last == m - 2) v[R - 1] += s * at(rhs, m - 1);
+          if (first == 1) v[0] += s * l.at(l.rhs, 0);
+          if (last == m - 2) v[R - 1] += s * l.at(l.rhs, m - 1);
           model_warp_solve(v, fac, cap, s);
 
-          const LineError e = line_error(0, R, [&](int r) { return v[r]; }, [&](int r) { return at(want, first + r); });
+          const LineError e =
+              line_error(0, R, [&](int r) { return v[r]; }, [&](int r) { return l.at(l.want, first + r); });
           EXPECT_LE(e.err, tol * e.scale) << "ends " << int(lo) << int(hi) << " n " << m << " tau scale " << scale;
           // Padding rows solve to 0 from the zero data behind the line.
           for (std::size_t r = R; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
@@ -160,30 +160,22 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
   using T = TypeParam;
   using B = BoundaryKind;
   std::mt19937 rng(14);
-  const auto cpu = make_cpu_backend<T>();
   const double tol = kLineTolerance<T>;
   for (const int m : {3, 4, 5, 40, 96, 97, 100, 545, 640, 802, 1056})
     for (const double scale : {0.3, 4.0, 50.0}) {
-      const BoundarySpec bc = test::boundary_mix(B::neumann, B::periodic, B::dirichlet);
-      const Diffusion<T> d = test::make_diffusion<T>({3, m, 3}, bc, false, rng);
-      const OperatorView<T> op = make_operator_view(d, nullptr);
-      const T tau = static_cast<T>(scale / op.inv_h2[1]);
-      const std::vector<T> rhs = test::random_field<T>(d.grid.size(), rng);
-      std::vector<T> want = rhs;
-      cpu->solve_lines(op, 1, tau, want.data());
-      auto at = [&](const std::vector<T>& f, int j) { return f[d.grid.index(1, j, 1)]; };
-
+      const YLines<T> l = y_lines<T>(test::boundary_mix(B::neumann, B::periodic, B::dirichlet), m, scale, rng);
       const int cap = cuda::fused::chunk_cap(m + 2);
       ASSERT_NE(cap, 0) << m;
       std::vector<T> fac(3 * 32 * static_cast<std::size_t>(cap), T(0));
-      const cuda::fused::CyclicTileFactors<T> c = cuda::fused::cyclic_tile_line_factors(op, 1, tau, cap, fac.data());
+      const cuda::fused::CyclicTileFactors<T> c =
+          cuda::fused::cyclic_tile_line_factors(l.op(), 1, l.tau, cap, fac.data());
       ASSERT_EQ(c.z.size(), static_cast<std::size_t>(m));
       std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
-      for (int r = 0; r < m; ++r) v[r] = at(rhs, r);
+      for (int r = 0; r < m; ++r) v[r] = l.at(l.rhs, r);
       model_warp_solve(v, fac, cap, c.s);
       const T k = (v[0] + c.corner_ratio * v[m - 1]) * c.inv_denominator;
       const LineError e =
-          line_error(0, m, [&](int r) { return std::fma(-k, c.z[r], v[r]); }, [&](int r) { return at(want, r); });
+          line_error(0, m, [&](int r) { return std::fma(-k, c.z[r], v[r]); }, [&](int r) { return l.at(l.want, r); });
       EXPECT_LE(e.err, tol * e.scale) << "n " << m << " tau scale " << scale;
       for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
     }
@@ -197,7 +189,7 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
   const double tol = kLineTolerance<T>;
   for (const int m : {3, 4, 99, 100, 545, 640, 802, 1058})
     for (const double scale : {0.3, 4.0, 50.0}) {
-      const DirichletLines<T> l = dirichlet_lines<T>(m, scale, rng);
+      const YLines<T> l = dirichlet_lines<T>(m, scale, rng);
       const int cap = cuda::fused::chunk_cap(m);
       ASSERT_NE(cap, 0) << m;
       std::vector<T> all(cuda::fused::pass_factor_count(m, cap), T(0));
@@ -220,7 +212,7 @@ TYPED_TEST(FusedPassFactors, LongLinesGetFallbackFactorsWithinTheirCount) {
   const double tol = kLineTolerance<T>;
   for (const int m : {1059, 1301}) {
     ASSERT_EQ(cuda::fused::chunk_cap(m), 0) << m;
-    const DirichletLines<T> l = dirichlet_lines<T>(m, 4.0, rng);
+    const YLines<T> l = dirichlet_lines<T>(m, 4.0, rng);
     const std::size_t count = cuda::fused::pass_factor_count(m, 0);
     constexpr std::size_t kGuard = 4096;
     const T sentinel = T(-12345);
