@@ -1,6 +1,6 @@
 #include "app/backend_choice.hpp"
 
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

@@ -5,7 +5,7 @@
 #include "app/bench.hpp"
 #include "app/commands.hpp"
 #include "solvers/backend.hpp"
-#include "solvers/cuda/adi_bench.hpp"
+#include "solvers/bench/adi_bench.hpp"
 
 #include <boost/program_options.hpp>
 

@@ -3,8 +3,8 @@
 // memory, each with a device copy of the same size as its bandwidth anchor.
 #include "app/bench_adi.hpp"
 
-#include "solvers/cuda/adi_bench.hpp"
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/bench/adi_bench.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/douglas_step.hpp"
 
 #include <algorithm>

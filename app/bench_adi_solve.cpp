@@ -12,8 +12,8 @@
 #include "io/deck.hpp"
 #include "io/run_config.hpp"
 #include "physics/grid_functions.hpp"
-#include "solvers/cuda/adi_bench.hpp"
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/bench/adi_bench.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/douglas_step.hpp"
 
 #include <algorithm>

@@ -5,8 +5,8 @@
 // FTCS against the backend's operator_rhs + axpy, relative to the size of the update.
 #include "app/bench_adi.hpp"
 
-#include "solvers/cuda/adi_bench.hpp"
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/bench/adi_bench.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/douglas_step.hpp"
 
 #include <algorithm>

@@ -5,8 +5,8 @@
 #include "app/bench.hpp"
 
 #include "solvers/backend.hpp"
-#include "solvers/cuda/adi_bench.hpp"
-#include "solvers/cuda/gpu_bench.hpp"
+#include "solvers/bench/adi_bench.hpp"
+#include "solvers/bench/gpu_bench.hpp"
 
 #include <cstdio>
 

@@ -9,7 +9,7 @@
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
 #include "app/snapshot_pipeline.hpp"
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 #include "io/checkpoint.hpp"
 
 #include <fmt/format.h>

@@ -17,22 +17,10 @@ template std::unique_ptr<Backend<double>> make_cuda_backend<double>(int);
 
 }  // namespace adi3d
 
-#include "solvers/cuda/cuda_variants.hpp"
-#include "solvers/cuda/gpu_bench.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 
 namespace adi3d {
 
 std::size_t cuda_free_bytes(int) { return 0; }
 
 }  // namespace adi3d
-
-namespace adi3d::cuda {
-
-template <class T>
-std::vector<OpTiming> time_backend_ops(int, int) {
-  throw BackendUnavailable("GPU benchmarks need the CUDA backend (-DADI3D_CUDA=ON)");
-}
-template std::vector<OpTiming> time_backend_ops<float>(int, int);
-template std::vector<OpTiming> time_backend_ops<double>(int, int);
-
-}  // namespace adi3d::cuda

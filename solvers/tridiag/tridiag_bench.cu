@@ -2,9 +2,9 @@
 // time of >= 10 runs after warm-up (CUDA events), Gpoints/s, percent of the
 // device-to-device copy bandwidth measured in this run (floor: 4 arrays read + 1 written
 // per equation) and the relative residual ||Ax-d||/||d|| in double.
-#include "solvers/cuda/cuda_check.hpp"
-#include "solvers/cuda/cusparse_calls.cuh"
-#include "solvers/cuda/event_timer.cuh"
+#include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/cuda/line_solves/cusparse_calls.cuh"
+#include "solvers/cuda/common/event_timer.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_bench.hpp"
 #include "solvers/tridiag/tridiag_random.cuh"

@@ -2,8 +2,8 @@
 // (paper Fig. 1), stream-ordered workspace, the static guess, the dynamic search and
 // policy_for(). The kernels and their byte counts are in tridiag_kernels.cuh (shared-memory
 // and global-memory kernels) and tridiag_reg_kernels.cuh (register-resident partition).
-#include "solvers/cuda/cuda_check.hpp"
-#include "solvers/cuda/event_timer.cuh"
+#include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/cuda/common/event_timer.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_kernels.cuh"
 #include "solvers/tridiag/tridiag_random.cuh"

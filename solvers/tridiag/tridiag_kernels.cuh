@@ -5,7 +5,7 @@
 // one-thread-per-system Thomas. Bytes per equation, float/double: base kernels 20/40
 // (4 read + 1 written); a PCR split step 28/56 (4 read + 3 normalised written); partition
 // split about 44/88 over its two passes.
-#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/backend/cuda_check.hpp"
 
 #include <cuda_runtime.h>
 

@@ -3,7 +3,7 @@
 // dominant batches (counter-based hash, so any size fills in one pass) and the relative
 // residual ||A x - d|| / ||d|| accumulated in double. Bytes: fill writes 4 arrays; the
 // residual reads 5.
-#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/backend/cuda_check.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 // (skipping where no device is present, synchronising in TearDown so an asynchronous
 // fault fails the test that caused it), transfers, boundary mixes and type-tied tolerances.
 #include "solvers/backend.hpp"
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/diffusion.hpp"
 #include "solvers/douglas_step.hpp"
 #include "solvers/face_layout.hpp"

@@ -2,7 +2,7 @@
 // DouglasStepper step (CUDA backend, fused path) and FTCS against a serial CPU loop over
 // the shared point rules, on random data, odd and non-cubic sizes, float and double.
 #include "gpu_test_support.hpp"
-#include "solvers/cuda/adi_bench.hpp"
+#include "solvers/bench/adi_bench.hpp"
 #include "solvers/discretization.hpp"
 #include "solvers/douglas_step.hpp"
 

@@ -1,7 +1,7 @@
 // Backend choice against the GPU's free memory: a grid that cannot fit is refused before
 // anything is allocated (backend = cuda) or runs on the CPU (backend = auto).
 #include "app/backend_choice.hpp"
-#include "solvers/cuda/cuda_variants.hpp"
+#include "solvers/cuda/backend/cuda_variants.hpp"
 
 #include <gtest/gtest.h>
 

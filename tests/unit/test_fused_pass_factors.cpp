@@ -1,5 +1,5 @@
 // The host half of the fused step and of the y/z tile line solve
-// (solvers/cuda/fused_pass_factors.hpp: chunk_cap, pass_factors, tile_line_factors),
+// (solvers/cuda/fused_step/fused_pass_factors.hpp: chunk_cap, pass_factors, tile_line_factors),
 // checked without a GPU: with their factors, a lane-by-lane model of the kernels' warp
 // solve (fused_step_kernels.cuh, warp_solve) and of the tile solve's row preparation (a
 // Neumann end row halved, then a Dirichlet end value moved into the first or last row)
@@ -8,7 +8,7 @@
 // Neumann end), and cyclic lines with their Sherman-Morrison correction.
 #include "grid_fixtures.hpp"
 #include "solvers/backend.hpp"
-#include "solvers/cuda/fused_pass_factors.hpp"
+#include "solvers/cuda/fused_step/fused_pass_factors.hpp"
 
 #include <gtest/gtest.h>
 

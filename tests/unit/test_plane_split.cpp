@@ -1,10 +1,10 @@
 // How the plane-streaming kernels split z-planes among blocks
-// (solvers/cuda/plane_split.hpp), checked without a GPU: every range is non-empty and the planes are covered; a grid
+// (solvers/cuda/common/plane_split.hpp), checked without a GPU: every range is non-empty and the planes are covered; a grid
 // whose slabs already fill a wave keeps one range per slab; slabs that fill a wave only
 // in part are split until the waves are busy; the split is the one with the fewest ranges
 // among those within 3% of the least cost. The aligned tasks of persistent blocks cover
 // every unit once.
-#include "solvers/cuda/plane_split.hpp"
+#include "solvers/cuda/common/plane_split.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,140 @@
+// Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
+// writing one face plane from face-layout values (1 read + 1 write per face node), and
+// the tangential factors of face arrays (moving Dirichlet data, douglas_step.hpp).
+// Grid-stride loops: a fixed, device-filling grid serves any n.
+#include "solvers/boundary.hpp"
+#include "solvers/cuda/backend/cuda_backend.cuh"
+#include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/discretization.hpp"
+#include "solvers/face_layout.hpp"
+
+#include <algorithm>
+
+namespace adi3d::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(std::size_t n) {
+  // 65535 blocks of 256 threads cover 16M elements per sweep; loops cover the rest.
+  return static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 65535));
+}
+
+template <class T>
+__global__ void fill_kernel(T* __restrict__ x, T value, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    x[e] = value;
+}
+
+template <class T>
+__global__ void add_constant_kernel(T* __restrict__ x, double value, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    x[e] = static_cast<T>(x[e] + value);
+}
+
+template <class T>
+__global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    y[e] += a * x[e];
+}
+
+// visit(e, p) for face element e = a + nu b of face `face` (face_layout.hpp) and its grid
+// node p, grid-stride.
+template <class Visit>
+__device__ void for_each_face_node(int nx, int ny, int nz, int face, Visit visit) {
+  const int n[3] = {nx, ny, nz};
+  const FaceAxes fa = face_axes(face);
+  const int nu = n[fa.u];
+  const std::size_t count = static_cast<std::size_t>(nu) * n[fa.v];
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    visit(e, face_node(n, face, static_cast<int>(e % nu), static_cast<int>(e / nu)));
+}
+
+template <class T>
+__global__ void set_face_kernel(int nx, int ny, int nz, int face, const T* __restrict__ values,
+                                T* __restrict__ field) {
+  for_each_face_node(nx, ny, nz, face, [&](std::size_t e, std::size_t p) { field[p] = values[e]; });
+}
+
+// field *= factor on the nodes of face `face`.
+template <class T>
+__global__ void scale_face_kernel(int nx, int ny, int nz, int face, T factor, T* __restrict__ field) {
+  for_each_face_node(nx, ny, nz, face, [&](std::size_t, std::size_t p) { field[p] *= factor; });
+}
+
+template <class T>
+__global__ void face_tangential_factor_kernel(OperatorView<T> op, int face, int axis, T tau,
+                                              const T* __restrict__ in, T* __restrict__ out) {
+  const FaceAxes fa = face_axes(face);
+  const int nu = op.n[fa.u];
+  const std::size_t count = static_cast<std::size_t>(nu) * op.n[fa.v];
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    out[e] = tangential_factor(op, face, axis, tau, in, static_cast<int>(e % nu),
+                               static_cast<int>(e / nu));
+}
+
+}  // namespace
+
+template <class T>
+void launch_fill(T* x, T value, std::size_t n, cudaStream_t s) {
+  fill_kernel<<<grid_for(n), kThreads, 0, s>>>(x, value, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s) {
+  add_constant_kernel<<<grid_for(n), kThreads, 0, s>>>(x, value, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
+  axpy_kernel<<<grid_for(n), kThreads, 0, s>>>(a, x, y, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s) {
+  const std::size_t count = face_size(grid, face);
+  if (count == 0) return;
+  set_face_kernel<<<grid_for(count), kThreads, 0, s>>>(grid.n[0], grid.n[1], grid.n[2], face,
+                                                       values, field);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_scale_face(const Grid3& grid, int face, T factor, T* field, cudaStream_t s) {
+  const std::size_t count = face_size(grid, face);
+  if (count == 0) return;
+  scale_face_kernel<<<grid_for(count), kThreads, 0, s>>>(grid.n[0], grid.n[1], grid.n[2], face, factor, field);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
+                                   const T* in, T* out, cudaStream_t s) {
+  const FaceAxes fa = face_axes(face);
+  const std::size_t count = static_cast<std::size_t>(op.n[fa.u]) * op.n[fa.v];
+  if (count == 0) return;
+  face_tangential_factor_kernel<<<grid_for(count), kThreads, 0, s>>>(op, face, axis, tau, in, out);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+#define ADI3D_INSTANTIATE(T)                                                     \
+  template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
+  template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
+  template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
+  template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
+  template void launch_scale_face<T>(const Grid3&, int, T, T*, cudaStream_t);            \
+  template void launch_face_tangential_factor<T>(const OperatorView<T>&, int, int, T, const T*, \
+                                                 T*, cudaStream_t);
+ADI3D_INSTANTIATE(float)
+ADI3D_INSTANTIATE(double)
+#undef ADI3D_INSTANTIATE
+
+}  // namespace adi3d::cuda
