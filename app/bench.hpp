@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace adi3d {
+class MpiSession;
+}
+
 namespace adi3d::app {
 
 struct BenchOptions {
@@ -21,6 +25,9 @@ int bench_gpu(const BenchOptions& options);
 int bench_tridiag(const std::vector<std::string>& args);
 // adi3d bench adi [options]: our step vs cuSPARSE and explicit, time to solution (bench_adi.cpp).
 int bench_adi(const std::vector<std::string>& args);
+
+// adi3d bench scaling [options], on every rank of an mpirun (bench_scaling.cpp).
+int bench_scaling(const std::vector<std::string>& args, MpiSession& mpi);
 
 // Writes {"benchmark", "date", "host", "command", ...payload} to options.json_path.
 void write_bench_json(const BenchOptions& options, const std::string& benchmark, const nlohmann::json& payload);

@@ -29,7 +29,9 @@ void write_bench_json(const BenchOptions& options, const std::string& benchmark,
   io::write_text_atomically(options.json_path, out.dump(2) + "\n");
 }
 
-int bench_command(const std::vector<std::string>& args) {
+int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
+  if (!args.empty() && args.front() == "scaling")  // every rank of an mpirun
+    return bench_scaling(std::vector<std::string>(args.begin() + 1, args.end()), mpi);
   if (!args.empty() && args.front() == "tridiag")  // its own options (--tune, --precision, ...)
     return bench_tridiag(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args.front() == "adi")  // its own options (--parts, --solve-sizes, ...)
@@ -54,7 +56,8 @@ int bench_command(const std::vector<std::string>& args) {
                    "dgtsv line solves\n  gpu   CUDA kernels (stencils, line solves, Douglas step) vs a device copy\n"
                    "  tridiag  batched tridiagonal library vs cuSPARSE (adi3d bench tridiag --help)\n"
                    "  adi   our Douglas step vs cuSPARSE and explicit, time to solution, scaling, Poisson\n"
-                   "        (adi3d bench adi --help)\n\n"
+                   "        (adi3d bench adi --help)\n"
+                   "  scaling  distributed step, weak or strong, under mpirun (adi3d bench scaling --help)\n\n"
                 << visible;
       return vm.count("help") ? kExitOk : kExitUsage;
     }

@@ -4,16 +4,21 @@
 #include <string>
 #include <vector>
 
+namespace adi3d {
+class MpiSession;
+}
+
 namespace adi3d::app {
 
 constexpr int kExitOk = 0;
 constexpr int kExitRuntime = 1;
 constexpr int kExitUsage = 2;
 
-int run_command(const std::vector<std::string>& args);
+// On every rank of the session (mpirun -np P adi3d run DECK): rank 0 prints and writes.
+int run_command(const std::vector<std::string>& args, MpiSession& mpi);
 int check_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
-int bench_command(const std::vector<std::string>& args);
+int bench_command(const std::vector<std::string>& args, MpiSession& mpi);
 int tune_command(const std::vector<std::string>& args);
 
 std::string version_string();

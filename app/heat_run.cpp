@@ -19,14 +19,26 @@ long step_count(double t_end, double dt) {
 }
 
 template <class T>
-physics::ErrorNorms error_against(const physics::Formula& exact, const Grid3& grid, double t,
+physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion<T>& diffusion, double t,
                                   Backend<T>& backend, const T* u) {
+  const Grid3& grid = diffusion.grid;
   std::vector<T> host(grid.size());
   physics::sample_grid(exact, grid, t, host.data());
   Array<T> reference = backend.allocate(grid.size());
   backend.upload(host.data(), reference.data(), grid.size());
+  // A distributed backend's norms of grid arrays cover every rank's owned planes.
   return physics::to_error_norms(backend.difference_norms(u, reference.data(), grid.size()),
-                                 grid.size());
+                                 diffusion.whole_grid().size());
+}
+
+template <class T>
+std::vector<T> local_slab(const SlabDecomposition& slab, const T* whole) {
+  std::vector<T> local(slab.local.size());
+  const std::size_t plane = slab.plane();
+  for (int k = 0; k < slab.local.n[2]; ++k)
+    std::copy(whole + static_cast<std::size_t>(slab.whole_plane(k)) * plane,
+              whole + static_cast<std::size_t>(slab.whole_plane(k) + 1) * plane, local.data() + k * plane);
+  return local;
 }
 
 template <class T>
@@ -37,7 +49,8 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   const long first = restart ? restart->step : 0;
   double t = restart ? restart->t : 0.0;
   if (restart) {
-    backend.upload(restart->u, u.data(), grid.size());
+    const std::vector<T> slab = local_slab(problem.diffusion.slab, restart->u);
+    backend.upload(slab.data(), u.data(), grid.size());
   } else {
     std::vector<T> host(grid.size());
     physics::sample_grid(problem.initial, grid, 0.0, host.data());
@@ -49,7 +62,7 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   stepper.initialize(u.data(), t);
 
   RunResult result;
-  result.points = grid.size();
+  result.points = problem.diffusion.whole_grid().size();
   const long steps = step_count(config.t_end, config.dt);
   Progress progress("heat", steps, interactive);
   if (observer) observer->on_start(first, t, backend, u.data());
@@ -68,7 +81,7 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   result.t_final = t;
   result.fused_steps = stepper.fused_steps();
   if (observer) observer->on_end(result.steps, t, backend, u.data());
-  if (problem.exact) result.error = error_against(*problem.exact, grid, t, backend, u.data());
+  if (problem.exact) result.error = error_against(*problem.exact, problem.diffusion, t, backend, u.data());
   return result;
 }
 
@@ -76,9 +89,11 @@ template RunResult run_heat(const io::RunConfig&, const ProblemSetup<float>&, Ba
                             RunObserver<float>*, const HeatStart<float>*);
 template RunResult run_heat(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&, bool,
                             RunObserver<double>*, const HeatStart<double>*);
-template physics::ErrorNorms error_against(const physics::Formula&, const Grid3&, double,
+template physics::ErrorNorms error_against(const physics::Formula&, const Diffusion<float>&, double,
                                            Backend<float>&, const float*);
-template physics::ErrorNorms error_against(const physics::Formula&, const Grid3&, double,
+template physics::ErrorNorms error_against(const physics::Formula&, const Diffusion<double>&, double,
                                            Backend<double>&, const double*);
+template std::vector<float> local_slab(const SlabDecomposition&, const float*);
+template std::vector<double> local_slab(const SlabDecomposition&, const double*);
 
 }  // namespace adi3d::app

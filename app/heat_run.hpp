@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace adi3d::app {
 
@@ -32,7 +33,7 @@ class RunObserver {
 };
 
 // Where a restarted run continues: the step count and time of a checkpoint and its field
-// (host memory, grid.size() values).
+// (host memory, the whole grid's values: each rank takes its slab).
 template <class T>
 struct HeatStart {
   long step = 0;
@@ -45,10 +46,15 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
                    bool interactive, RunObserver<T>* observer = nullptr,
                    const HeatStart<T>* start = nullptr);
 
-// Errors of a backend field against the exact formula at time t.
+// Errors of a backend field (the rank's slab) against the exact formula at time t, over
+// the whole grid.
 template <class T>
-physics::ErrorNorms error_against(const physics::Formula& exact, const Grid3& grid, double t,
+physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion<T>& diffusion, double t,
                                   Backend<T>& backend, const T* u);
+
+// The rank's slab (ghost planes included) of a whole-grid host field.
+template <class T>
+std::vector<T> local_slab(const SlabDecomposition& slab, const T* whole);
 
 // Number of steps to reach t_end with steps of at most dt (the last one may be shorter).
 long step_count(double t_end, double dt);

@@ -1,11 +1,13 @@
 // adi3d: ADI solvers for the 3D heat and Poisson equations.
 #include "app/commands.hpp"
+#include "solvers/distributed/mpi_session.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,16 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   spdlog::set_pattern("[%H:%M:%S] %^%l%$: %v");
+  // MPI starts first and ends last (mpirun -np P adi3d run DECK); a build without MPI
+  // refuses to be one of several ranks.
+  std::unique_ptr<adi3d::MpiSession> mpi;
+  try {
+    mpi = std::make_unique<adi3d::MpiSession>(&argc, &argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "adi3d: error: %s\n", e.what());
+    return adi3d::app::kExitUsage;
+  }
+  if (mpi->rank() != 0) spdlog::set_level(spdlog::level::warn);
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return adi3d::app::kExitUsage;
@@ -44,14 +56,15 @@ int main(int argc, char** argv) {
     return adi3d::app::kExitOk;
   }
   try {
-    if (command == "run") return adi3d::app::run_command(args);
+    if (command == "run") return adi3d::app::run_command(args, *mpi);
     if (command == "check") return adi3d::app::check_command(args);
     if (command == "info") return adi3d::app::info_command(args);
-    if (command == "bench") return adi3d::app::bench_command(args);
+    if (command == "bench") return adi3d::app::bench_command(args, *mpi);
     if (command == "tune") return adi3d::app::tune_command(args);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "adi3d: error: %s\n", e.what());
-    return adi3d::app::kExitRuntime;
+    // A failure may be this rank's alone while the others wait in a collective: one line
+    // naming the rank, and every rank ends (MPI_Abort).
+    mpi->abort(adi3d::app::kExitRuntime, e.what());
   }
   std::fprintf(stderr, "adi3d: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return adi3d::app::kExitUsage;

@@ -41,7 +41,7 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   backend.synchronize();
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (problem.exact) result.error = error_against(*problem.exact, grid, 0.0, backend, u.data());
+  if (problem.exact) result.error = error_against(*problem.exact, problem.diffusion, 0.0, backend, u.data());
   if (observer) observer->on_end(result.report.iterations, 0.0, backend, u.data());
   return result;
 }

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace adi3d::app {
 
 physics::Formula compile_formula(const io::Deck& deck, const io::FormulaText& text,
@@ -16,20 +19,49 @@ physics::Formula compile_formula(const io::Deck& deck, const io::FormulaText& te
   }
 }
 
+namespace {
+
+SlabDecomposition slab_for(const io::Deck& deck, const io::RunConfig& config, const Communicator* comm) {
+  if (!comm || comm->size() == 1) return whole_grid_slab(config.grid, config.bc);
+  try {
+    return decompose_slabs(config.grid, config.bc, comm->rank(), comm->size());
+  } catch (const std::invalid_argument& e) {
+    deck.fail("grid.n", fmt::format("cannot split the grid over the ranks of this run: {}", e.what()));
+  }
+}
+
+// A field sampled plane by plane at each local plane's own z (a periodic axis's ghost
+// planes take the planes they wrap around to, as on one rank).
+template <class T, class Sample>
+void for_each_local_plane(const SlabDecomposition& slab, std::vector<T>& field, Sample sample) {
+  const std::size_t plane = slab.plane();
+  field.resize(slab.local.size());
+  for (int k = 0; k < slab.local.n[2]; ++k) sample(slab.whole_plane(k), field.data() + k * plane);
+}
+
+}  // namespace
+
 template <class T>
-ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config) {
+ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config, Communicator* comm) {
   const std::vector<std::string> space{"x", "y", "z"}, space_time{"x", "y", "z", "t"};
   ProblemSetup<T> s;
-  s.diffusion.grid = config.grid;
-  s.diffusion.bc = config.bc;
+  s.comm = comm;
+  const SlabDecomposition slab = slab_for(deck, config, comm);
+  s.diffusion.slab = slab;
+  s.diffusion.grid = slab.local;
+  s.diffusion.bc = slab.local_bc;
   s.diffusion.alpha = config.diffusivity.values;
   switch (config.diffusivity.kind) {
     case io::DiffusivityConfig::Kind::constant:
       break;
     case io::DiffusivityConfig::Kind::formula: {
       const physics::Formula alpha = compile_formula(deck, config.diffusivity.formula, space);
-      s.diffusion.alpha_field.resize(config.grid.size());
-      physics::sample_grid(alpha, config.grid, 0.0, s.diffusion.alpha_field.data());
+      for_each_local_plane(slab, s.diffusion.alpha_field, [&](int k, T* out) {
+        Grid3 plane = config.grid;
+        plane.n[2] = 1;
+        plane.lo[2] = config.grid.coord(2, k);
+        physics::sample_grid(alpha, plane, 0.0, out);
+      });
       for (T v : s.diffusion.alpha_field)
         if (!(v > T(0)))
           deck.fail("material.diffusivity", fmt::format("the formula gives {} somewhere on the grid; "
@@ -43,13 +75,23 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config)
       } catch (const std::exception& e) {
         deck.fail("material.diffusivity", e.what());
       }
-      s.diffusion.alpha_field.assign(values.begin(), values.end());
       for (std::size_t p = 0; p < values.size(); ++p)
         if (!(values[p] > 0))
           deck.fail("material.diffusivity", fmt::format("the dataset holds {} at node {} (x fastest); "
                                                         "diffusivity must be positive", values[p], p));
+      for_each_local_plane(slab, s.diffusion.alpha_field, [&](int k, T* out) {
+        const double* from = values.data() + static_cast<std::size_t>(k) * slab.plane();
+        std::copy(from, from + slab.plane(), out);
+      });
       break;
     }
+  }
+  if (slab.distributed() && !s.diffusion.alpha_field.empty()) {
+    const auto [lo, hi] = std::minmax_element(s.diffusion.alpha_field.begin(), s.diffusion.alpha_field.end());
+    double range[2] = {static_cast<double>(*lo), static_cast<double>(*hi)};
+    comm->allreduce_min(&range[0], 1);
+    comm->allreduce_max(&range[1], 1);
+    s.diffusion.whole_alpha_range = {range[0], range[1]};
   }
 
   // A steady problem's data cannot depend on time.
@@ -61,13 +103,13 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config)
   for (int f = 0; f < 6; ++f)
     if (config.faces[f].kind != BoundaryKind::periodic)
       faces[f] = compile_formula(deck, config.faces[f].value, data_vars);
-  s.forcing = std::make_unique<physics::FormulaForcing<T>>(config.grid, std::move(source),
+  s.forcing = std::make_unique<physics::FormulaForcing<T>>(slab.local, std::move(source),
                                                             std::move(faces));
   if (config.exact) s.exact = compile_formula(deck, *config.exact, data_vars);
   return s;
 }
 
-template ProblemSetup<float> setup_problem(const io::Deck&, const io::RunConfig&);
-template ProblemSetup<double> setup_problem(const io::Deck&, const io::RunConfig&);
+template ProblemSetup<float> setup_problem(const io::Deck&, const io::RunConfig&, Communicator*);
+template ProblemSetup<double> setup_problem(const io::Deck&, const io::RunConfig&, Communicator*);
 
 }  // namespace adi3d::app

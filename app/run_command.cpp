@@ -10,6 +10,8 @@
 #include "app/progress.hpp"
 #include "app/snapshot_pipeline.hpp"
 #include "solvers/cuda/backend/cuda_variants.hpp"
+#include "solvers/distributed/distributed_backend.hpp"
+#include "solvers/distributed/mpi_session.hpp"
 #include "io/checkpoint.hpp"
 
 #include <fmt/format.h>
@@ -124,53 +126,102 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   return kExitOk;
 }
 
+// Rank 0 makes the output directory; the others learn whether it could, so that a bad
+// output.dir is the same deck error on every rank.
+void prepare_output_dir_once(const io::Deck& deck, const std::string& dir, Communicator& comm) {
+  std::string failure;
+  if (comm.rank() == 0) {
+    try {
+      prepare_output_dir(deck, dir);
+    } catch (const io::DeckError& e) {
+      failure = e.what();
+    }
+  }
+  if (comm.size() > 1) {
+    std::uint64_t length = failure.size();
+    comm.broadcast(&length, sizeof length, 0);
+    failure.resize(length);
+    comm.broadcast(failure.data(), length, 0);
+  }
+  if (!failure.empty()) throw io::DeckError(failure);
+}
+
+// One GPU per rank, by the rank's place on its node.
+int device_for(const io::RunConfig& config, const MpiSession& mpi) {
+  if (mpi.size() == 1 || config.backend == io::BackendChoice::cpu) return config.device;
+  const int gpus = cuda_device_count();
+  if (config.backend == io::BackendChoice::automatic && gpus == 0) return config.device;
+  if (gpus == 0)
+    throw BackendUnavailable(fmt::format("solver.backend = cuda, but this node has no usable GPU for its {} ranks; "
+                                         "set solver.backend = cpu or auto", mpi.local_size()));
+  if (gpus < mpi.local_size())
+    throw BackendUnavailable(fmt::format("{} ranks run on this node but it has {} GPU{}: start at most {} ranks "
+                                         "per node (one GPU each), or set solver.backend = cpu",
+                                         mpi.local_size(), gpus, gpus == 1 ? "" : "s", gpus));
+  return mpi.local_rank();
+}
+
 template <class T>
 int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactive,
-              const io::CheckpointState* restart) {
-  ProblemSetup<T> problem = setup_problem<T>(deck, config);
-  prepare_output_dir(deck, config.output.dir);
+              const io::CheckpointState* restart, MpiSession& mpi) {
+  ProblemSetup<T> problem = setup_problem<T>(deck, config, &mpi.world());
+  prepare_output_dir_once(deck, config.output.dir, mpi.world());
 
   // From here on, failures are runtime failures (exit 1).
   // u, the step's right-hand side, the exact solution for the error, a source and a
   // diffusivity field when present (face arrays are small).
   const int fields = 3 + problem.forcing->has_source() + !problem.diffusion.alpha_field.empty();
+  const Grid3& local = problem.diffusion.grid;
   std::unique_ptr<Backend<T>> backend =
-      choose_backend<T>(config.backend, config.device, estimate_bytes(config.grid, fields, sizeof(T)));
+      choose_backend<T>(config.backend, device_for(config, mpi), estimate_bytes(local, fields, sizeof(T)));
+  if (problem.distributed())
+    backend = std::make_unique<DistributedBackend<T>>(std::move(backend), problem.diffusion.slab, mpi.world());
   const Grid3& g = config.grid;
   std::printf("adi3d %s: %s\n", version_string().c_str(), config.deck_name.c_str());
   std::printf("  grid %d x %d x %d (%zu points), h = %.4g %.4g %.4g, %s, backend %s\n", g.n[0],
               g.n[1], g.n[2], g.size(), g.h[0], g.h[1], g.h[2], io::to_string(config.precision),
               backend->description().c_str());
+  if (problem.distributed())
+    std::printf("  distributed  %d ranks, z slabs of %d-%d planes\n", mpi.size(), config.grid.n[2] / mpi.size(),
+                (config.grid.n[2] + mpi.size() - 1) / mpi.size());
   nlohmann::json summary = {{"deck", config.deck_name},
                             {"version", version_string()},
                             {"problem", io::to_string(config.problem)},
                             {"backend", backend->description()},
                             {"precision", io::to_string(config.precision)},
-                            {"grid", {g.n[0], g.n[1], g.n[2]}}};
+                            {"grid", {g.n[0], g.n[1], g.n[2]}},
+                            {"ranks", mpi.size()}};
   const int code = config.problem == io::ProblemType::heat
                        ? heat(config, problem, *backend, interactive, summary, restart)
                        : poisson(config, problem, *backend, interactive, summary);
   const std::string path = (std::filesystem::path(config.output.dir) / "summary.json").string();
-  io::write_text_atomically(path, summary.dump(2) + "\n");
+  if (problem.root()) io::write_text_atomically(path, summary.dump(2) + "\n");
   std::printf("  summary      %s\n", path.c_str());
   return code;
 }
 
 }  // namespace
 
-int run_command(const std::vector<std::string>& args) {
+int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
+  // Every rank runs the same deck; rank 0 alone prints (the others' stdout goes nowhere) and
+  // reports the deck errors, which every rank finds alike.
+  const bool root = mpi.rank() == 0;
+  if (!root && !std::freopen("/dev/null", "w", stdout)) throw std::runtime_error("cannot silence stdout");
+  auto report = [root](const std::string& line) {
+    if (root) std::fprintf(stderr, "%s\n", line.c_str());
+  };
   std::optional<DeckArguments> parsed;
   try {
     parsed = parse_deck_arguments("run", args, "Runs a deck: time stepping or a Poisson solve.", true);
   } catch (const boost::program_options::error& e) {
-    std::fprintf(stderr, "adi3d run: %s\n", e.what());
+    report(fmt::format("adi3d run: {}", e.what()));
     return kExitUsage;
   }
   if (!parsed) return kExitOk;
   try {
     const io::Deck deck = io::Deck::load(parsed->deck, parsed->overrides);
     const io::RunConfig config = io::read_run_config(deck);
-    const bool interactive = !parsed->quiet && Progress::stderr_is_terminal();
+    const bool interactive = root && !parsed->quiet && Progress::stderr_is_terminal();
     // A restart is checked against the deck before anything is written.
     std::optional<io::CheckpointState> restart;
     if (!parsed->restart.empty()) {
@@ -189,17 +240,21 @@ int run_command(const std::vector<std::string>& args) {
                                               parsed->restart, restart->step, restart->time, config.dt));
     }
     const io::CheckpointState* from = restart ? &*restart : nullptr;
-    return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive, from)
-                                                  : run_typed<float>(deck, config, interactive, from);
+    return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive, from, mpi)
+                                                  : run_typed<float>(deck, config, interactive, from, mpi);
   } catch (const io::CheckpointError& e) {
-    std::fprintf(stderr, "adi3d: %s\n", e.what());
+    report(fmt::format("adi3d: {}", e.what()));
     return kExitUsage;
   } catch (const io::DeckError& e) {
-    std::fprintf(stderr, "adi3d: %s\n", e.what());
+    report(fmt::format("adi3d: {}", e.what()));
     return kExitUsage;
   } catch (const IncompatibleData& e) {
-    std::fprintf(stderr, "adi3d: %s: source.f and the boundary data: %s\n", parsed->deck.c_str(), e.what());
+    report(fmt::format("adi3d: {}: source.f and the boundary data: {}", parsed->deck, e.what()));
     return kExitUsage;
+  } catch (const BackendUnavailable& e) {
+    // No usable GPU: every rank of the node finds the same.
+    report(fmt::format("adi3d: error: {}", e.what()));
+    return kExitRuntime;
   }
 }
 

@@ -45,6 +45,7 @@ std::unique_ptr<SnapshotPipeline<T>> SnapshotPipeline<T>::for_run(const io::RunC
   info.version = "adi3d " + version_string();
   info.problem = io::to_string(config.problem);
   std::vector<std::unique_ptr<io::SnapshotWriter>> writers;
+  if (!problem.root()) return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value());
   if (config.output.hdf5) writers.push_back(std::make_unique<io::Hdf5SeriesWriter>(info, resume_step));
   if (config.output.vtk) writers.push_back(io::make_vtk_series_writer(info, resume_step));
   return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value());
@@ -54,15 +55,28 @@ template <class T>
 SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const ProblemSetup<T>& problem,
                                       std::vector<std::unique_ptr<io::SnapshotWriter>> writers, bool resumed,
                                       std::size_t queue_depth)
-    : config_(config), grid_(config.grid), resumed_(resumed), queue_(queue_depth) {
+    : config_(config), grid_(config.grid), slab_(problem.diffusion.slab), resumed_(resumed), queue_(queue_depth) {
   for (auto& w : writers) writers_.push_back(std::move(w));
+  if (slab_.distributed()) comm_ = problem.comm;
+  wanted_ = comm_ ? config.output.hdf5 || config.output.vtk : !writers_.empty();
   const std::vector<std::string>& fields = config.output.fields;
   want_u_ = fields.empty() || has(fields, "u");
   want_error_ = has(fields, "error") && problem.exact;
   if (want_error_) exact_ = std::make_shared<physics::Formula>(problem.exact->text());
-  if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty())
-    alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", problem.diffusion.alpha_field.data(),
-                                                        problem.diffusion.alpha_field.size(), config.output.single));
+  if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty()) {
+    const std::vector<T> alpha = gather(problem.diffusion.alpha_field.data() + slab_.owned_offset());
+    if (!comm_ || comm_->rank() == 0)
+      alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config.output.single));
+  }
+}
+
+template <class T>
+std::vector<T> SnapshotPipeline<T>::gather(const T* local_owned) const {
+  if (!comm_) return std::vector<T>(local_owned, local_owned + grid_.size());
+  std::vector<T> whole(comm_->rank() == 0 ? grid_.size() : 0);
+  // Ranks own consecutive planes in rank order: the gather lays them out as the grid.
+  comm_->gather(local_owned, slab_.owned_size() * sizeof(T), whole.data(), 0);
+  return whole;
 }
 
 template <class T>
@@ -71,6 +85,12 @@ SnapshotPipeline<T>::~SnapshotPipeline() = default;
 template <class T>
 std::shared_ptr<std::vector<T>> SnapshotPipeline<T>::download(Backend<T>& backend, const T* u) {
   // The one synchronous part: the device-to-host copy into a buffer the job then owns.
+  if (comm_) {
+    std::vector<T> owned(slab_.owned_size());
+    backend.download(u + slab_.owned_offset(), owned.data(), owned.size());
+    std::vector<T> whole = gather(owned.data());
+    return comm_->rank() == 0 ? std::make_shared<std::vector<T>>(std::move(whole)) : nullptr;
+  }
   auto host = std::make_shared<std::vector<T>>(grid_.size());
   backend.download(u, host->data(), host->size());
   return host;
@@ -80,8 +100,9 @@ template <class T>
 void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, const T* u) {
   queue_.check();
   last_snapshot_step_ = step;
-  if (writers_.empty()) return;
+  if (!wanted_) return;
   std::shared_ptr<std::vector<T>> host = download(backend, u);
+  if (!host) return;
   ++snapshots_;
   // Everything below runs on the writer thread: conversion, the error field, the files.
   queue_.push([this, host, step, t] {
@@ -113,7 +134,8 @@ template <class T>
 void SnapshotPipeline<T>::checkpoint(long step, double t, Backend<T>& backend, const T* u) {
   queue_.check();
   std::shared_ptr<std::vector<T>> host = download(backend, u);
-  ++checkpoints_;
+  ++checkpoints_;  // on every rank: the summary's outputs name the file everywhere
+  if (!host) return;
   queue_.push([this, host, step, t] {
     io::CheckpointState state;
     state.grid = grid_;

@@ -8,6 +8,11 @@
 //
 // A heat run passes it to run_heat as its RunObserver. A steady (Poisson) solve calls
 // snapshot() once with its result and then finish().
+//
+// Distributed runs: every rank makes the pipeline and takes part in each snapshot and
+// checkpoint; the ranks' owned planes are gathered on rank 0, which alone writes (the
+// files are those of a one-rank run). Rank 0 then holds the whole field in host memory
+// while it writes.
 #include "app/heat_run.hpp"
 #include "app/problem_setup.hpp"
 #include "io/snapshot.hpp"
@@ -52,10 +57,16 @@ class SnapshotPipeline final : public RunObserver<T> {
   std::vector<std::string> outputs() const;
 
  private:
+  // The whole field in host memory: null on the ranks other than 0 of a distributed run.
   std::shared_ptr<std::vector<T>> download(Backend<T>& backend, const T* u);
+  // The whole field from each rank's slab (owned planes), on rank 0.
+  std::vector<T> gather(const T* local_owned) const;
 
   const io::RunConfig& config_;
   Grid3 grid_;
+  SlabDecomposition slab_;
+  Communicator* comm_ = nullptr;   // set in distributed runs
+  bool wanted_ = false;            // snapshots are taken (the same on every rank)
   std::vector<std::shared_ptr<io::SnapshotWriter>> writers_;
   std::shared_ptr<const io::FieldBuffer> alpha_;   // output precision, when written
   std::shared_ptr<const physics::Formula> exact_;  // the pipeline's own copy (writer thread)

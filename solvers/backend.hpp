@@ -85,6 +85,13 @@ class Backend {
                                       const T* in, T* out) = 0;
   // y += a x
   virtual void axpy(T a, const T* x, T* y, std::size_t n) = 0;
+  // x[k plane + i] += v a[i] for k < planes, i < plane, with v = v[k plane + i] (v_per_node)
+  // or v[k]: a plane of values broadcast along z and weighted per node or per plane (the
+  // partition method's coupling terms).
+  virtual void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
+                                  std::size_t planes) = 0;
+  // dst = src (n values; no overlap).
+  virtual void copy(const T* src, T* dst, std::size_t n) = 0;
   // Norms of x - y (y may be null: norms of x).
   virtual Norms difference_norms(const T* x, const T* y, std::size_t n) = 0;
   // Blocks until queued work is done (no-op on the CPU).

@@ -4,6 +4,7 @@
 // Forcing so that solvers/ never sees formulas or decks.
 #include "solvers/backend.hpp"
 #include "solvers/boundary.hpp"
+#include "solvers/distributed/slab_decomposition.hpp"
 #include "solvers/grid.hpp"
 
 #include <array>
@@ -18,6 +19,16 @@ struct Diffusion {
   BoundarySpec bc;
   std::array<double, 3> alpha{1.0, 1.0, 1.0};  // per-axis constant diffusivity
   std::vector<T> alpha_field;                   // node diffusivity; empty when constant
+  // Where the run is split over ranks: grid, bc and alpha_field are then this rank's slab
+  // with its ghost planes, whose faces are Dirichlet for the kernels and carry no data.
+  SlabDecomposition slab;
+  // The smallest and largest alpha_field value over every rank (distributed runs only).
+  std::array<double, 2> whole_alpha_range{0, 0};
+
+  const Grid3& whole_grid() const { return slab.distributed() ? slab.whole : grid; }
+  const BoundarySpec& whole_bc() const { return slab.distributed() ? slab.whole_bc : bc; }
+  // Whether a face of `grid` is a neighbour's ghost plane.
+  bool interface(int face) const { return slab.interface(face); }
 };
 
 // Host-side data of a problem, evaluated on request. Face arrays use face_layout.hpp.

@@ -27,6 +27,7 @@ DouglasStepper<T>::DouglasStepper(Backend<T>& backend, const Diffusion<T>& diffu
   rhs_ = backend.allocate(g.size());
   if (forcing.has_source()) source_ = backend.allocate(g.size());
   for (int f = 0; f < 6; ++f) {
+    if (diffusion.interface(f)) continue;  // the neighbour's planes: no data of its own
     const BoundaryKind kind = diffusion.bc.face[f];
     if (kind == BoundaryKind::neumann && !forcing.boundary_is_zero(f))
       neumann_[f] = backend.allocate(face_size(g, f));
@@ -38,7 +39,7 @@ DouglasStepper<T>::DouglasStepper(Backend<T>& backend, const Diffusion<T>& diffu
   }
   if (!dirichlet_moves_) return;
   for (int f = 0; f < 6; ++f) {
-    if (diffusion.bc.face[f] != BoundaryKind::dirichlet) continue;
+    if (!g_now_[f].data()) continue;
     const std::size_t m = face_size(g, f);
     increment_[f] = backend.allocate(m);
     if (!face_moves_[f]) {

@@ -20,20 +20,22 @@ SpectrumBounds spectrum_bounds(const Diffusion<T>& d) {
   for (int a = 0; a < 3; ++a) amin[a] = amax[a] = d.alpha[a];
   if (!d.alpha_field.empty()) {
     const auto [lo, hi] = std::minmax_element(d.alpha_field.begin(), d.alpha_field.end());
+    const bool whole = d.slab.distributed();
     for (int a = 0; a < 3; ++a) {
-      amin[a] = *lo;
-      amax[a] = *hi;
+      amin[a] = whole ? d.whole_alpha_range[0] : *lo;
+      amax[a] = whole ? d.whole_alpha_range[1] : *hi;
     }
   }
   double lmin = 0, lmax = 0, smallest_nonzero = INFINITY;
+  const Grid3& g = d.whole_grid();
+  const BoundarySpec& bc = d.whole_bc();
   for (int a = 0; a < 3; ++a) {
-    const Grid3& g = d.grid;
-    const double length = g.h[a] * (d.bc.periodic(a) ? g.n[a] : g.n[a] - 1);
-    const int dirichlet = (d.bc.lo(a) == BoundaryKind::dirichlet) + (d.bc.hi(a) == BoundaryKind::dirichlet);
+    const double length = g.h[a] * (bc.periodic(a) ? g.n[a] : g.n[a] - 1);
+    const int dirichlet = (bc.lo(a) == BoundaryKind::dirichlet) + (bc.hi(a) == BoundaryKind::dirichlet);
     // Lowest mode of -d2/dx2 on the axis: sin (two Dirichlet ends), quarter wave (one),
     // and for Neumann-Neumann or periodic the constant (0) then the first non-constant.
     const double k = dirichlet == 2 ? M_PI / length : dirichlet == 1 ? M_PI / (2 * length) : 0.0;
-    const double first_nonconstant = d.bc.periodic(a) ? 2 * M_PI / length : M_PI / length;
+    const double first_nonconstant = bc.periodic(a) ? 2 * M_PI / length : M_PI / length;
     lmin += amin[a] * k * k;
     smallest_nonzero = std::min(smallest_nonzero, amin[a] * first_nonconstant * first_nonconstant);
     lmax += 4 * amax[a] / (g.h[a] * g.h[a]);
@@ -108,21 +110,23 @@ namespace {
 // the weighted mean absolute value for scale. On the backend: r's faces halved in turn
 // (so its edges and corners take the products), then one reduction (a download and a host
 // pass took 2-3 s of a 3 s solve at 512^3 double on an H100).
+// A distributed run halves the faces of the whole grid only (a ghost plane's r is zero, and
+// the sums cover every rank's owned planes).
 template <class T>
 std::pair<double, double> data_mean(const Diffusion<T>& d, Backend<T>& backend, T* r) {
-  const Grid3& g = d.grid;
+  const Grid3& g = d.whole_grid();
   double weights = 1;
   for (int a = 0; a < 3; ++a) {
-    if (d.bc.periodic(a)) {
+    if (d.whole_bc().periodic(a)) {
       weights *= g.n[a];
       continue;
     }
-    backend.scale_face(g, face_index(a, 0), T(0.5), r);
-    if (g.n[a] > 1) backend.scale_face(g, face_index(a, 1), T(0.5), r);
+    for (int side = 0; side < (g.n[a] > 1 ? 2 : 1); ++side)
+      if (!d.interface(face_index(a, side))) backend.scale_face(d.grid, face_index(a, side), T(0.5), r);
     // Each node's weight along the axis: 1/2 at both ends (one node: 1/2, the axis's sum).
     weights *= g.n[a] > 1 ? g.n[a] - 1 : 0.5;
   }
-  const Norms sums = backend.difference_norms(r, nullptr, g.size());
+  const Norms sums = backend.difference_norms(r, nullptr, d.grid.size());
   return {sums.sum / weights, sums.sum_abs / weights};
 }
 
@@ -133,7 +137,7 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   const Grid3& g = diffusion_.grid;
   const std::size_t n = g.size();
   PoissonReport report;
-  const bool singular = !diffusion_.bc.has_dirichlet();
+  const bool singular = !diffusion_.whole_bc().has_dirichlet();
 
   if (singular) {
     DouglasStepper<T> probe(backend_, diffusion_, *forcing_, 1.0);
@@ -190,7 +194,8 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   }
 
   if (singular) {
-    const double mean = backend_.difference_norms(u, nullptr, n).sum / static_cast<double>(n);
+    const double mean =
+        backend_.difference_norms(u, nullptr, n).sum / static_cast<double>(diffusion_.whole_grid().size());
     Array<T> shift = backend_.allocate(n);
     backend_.fill(shift.data(), static_cast<T>(-mean), n);
     backend_.axpy(T(1), shift.data(), u, n);

@@ -171,6 +171,28 @@ void CpuBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 }
 
 template <class T>
+void CpuBackend<T>::add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
+                                       std::size_t planes) {
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(planes); ++k) {
+    const std::size_t base = static_cast<std::size_t>(k) * plane;
+    if (v_per_node) {
+#pragma omp simd
+      for (std::size_t i = 0; i < plane; ++i) x[base + i] += v[base + i] * a[i];
+    } else {
+      const T vk = v[k];
+#pragma omp simd
+      for (std::size_t i = 0; i < plane; ++i) x[base + i] += vk * a[i];
+    }
+  }
+}
+
+template <class T>
+void CpuBackend<T>::copy(const T* src, T* dst, std::size_t n) {
+  if (n) std::memcpy(dst, src, n * sizeof(T));
+}
+
+template <class T>
 Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
   double sum_sq = 0, max_abs = 0, sum = 0, sum_abs = 0;
 #pragma omp parallel for reduction(+ : sum_sq, sum, sum_abs) reduction(max : max_abs) schedule(static)

@@ -27,6 +27,9 @@ class CpuBackend : public Backend<T> {
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
+  void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
+                          std::size_t planes) override;
+  void copy(const T* src, T* dst, std::size_t n) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override {}
 

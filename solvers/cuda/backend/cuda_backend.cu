@@ -272,6 +272,21 @@ void CudaBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 }
 
 template <class T>
+void CudaBackend<T>::add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
+                                        std::size_t planes) {
+  if (plane == 0 || planes == 0) return;
+  activate();
+  launch_add_plane_products(v, v_per_node, a, x, plane, planes, stream_);
+}
+
+template <class T>
+void CudaBackend<T>::copy(const T* src, T* dst, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+}
+
+template <class T>
 Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
   if (n == 0) return {};
   activate();

@@ -125,6 +125,9 @@ void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
 template <class T>
+void launch_add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane, std::size_t planes,
+                               cudaStream_t s);
+template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s);
 // field *= factor on the nodes of face `face` (face_layout.hpp).
 template <class T>
@@ -166,6 +169,9 @@ class CudaBackend final : public Backend<T> {
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
+  void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
+                          std::size_t planes) override;
+  void copy(const T* src, T* dst, std::size_t n) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override;
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,

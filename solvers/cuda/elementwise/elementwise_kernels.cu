@@ -1,4 +1,6 @@
 // Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
+// x += v a with a plane a broadcast along z, v per node or per plane (2-3 arrays per point;
+// a stays in cache),
 // writing one face plane from face-layout values (1 read + 1 write per face node), and
 // the tangential factors of face arrays (moving Dirichlet data, douglas_step.hpp).
 // Grid-stride loops: a fixed, device-filling grid serves any n.
@@ -39,6 +41,14 @@ __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
        e += std::size_t(gridDim.x) * blockDim.x)
     y[e] += a * x[e];
+}
+
+template <class T>
+__global__ void add_plane_products_kernel(const T* __restrict__ v, bool v_per_node, const T* __restrict__ a,
+                                          T* __restrict__ x, std::size_t plane, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    x[e] += (v_per_node ? v[e] : v[e / plane]) * a[e % plane];
 }
 
 // visit(e, p) for face element e = a + nu b of face `face` (face_layout.hpp) and its grid
@@ -99,6 +109,14 @@ void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
 }
 
 template <class T>
+void launch_add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane, std::size_t planes,
+                               cudaStream_t s) {
+  const std::size_t n = plane * planes;
+  add_plane_products_kernel<<<grid_for(n), kThreads, 0, s>>>(v, v_per_node, a, x, plane, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s) {
   const std::size_t count = face_size(grid, face);
   if (count == 0) return;
@@ -129,6 +147,7 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
+  template void launch_add_plane_products<T>(const T*, bool, const T*, T*, std::size_t, std::size_t, cudaStream_t); \
   template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
   template void launch_scale_face<T>(const Grid3&, int, T, T*, cudaStream_t);            \
   template void launch_face_tangential_factor<T>(const OperatorView<T>&, int, int, T, const T*, \

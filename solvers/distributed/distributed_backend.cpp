@@ -1,0 +1,199 @@
+#include "solvers/distributed/distributed_backend.hpp"
+
+#include "solvers/cpu/line_factors.hpp"
+#include "solvers/distributed/reduced_system.hpp"
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+namespace adi3d {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+template <class T>
+DistributedBackend<T>::DistributedBackend(std::unique_ptr<Backend<T>> local, const SlabDecomposition& slab,
+                                          Communicator& comm)
+    : local_(std::move(local)), slab_(slab), comm_(comm), exchange_(make_device_exchange(*local_, comm)) {}
+
+template <class T>
+DistributedBackend<T>::~DistributedBackend() = default;
+
+template <class T>
+std::string DistributedBackend<T>::description() const {
+  return local_->description() + ", rank " + std::to_string(slab_.rank) + " of " + std::to_string(slab_.ranks) +
+         " (z planes " + std::to_string(slab_.k_begin) + "-" + std::to_string(slab_.k_end - 1) + ")";
+}
+
+template <class T>
+void DistributedBackend<T>::exchange_ghosts(T* field) {
+  if (!z_split()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t plane = slab_.plane();
+  const std::size_t last_ghost = static_cast<std::size_t>(slab_.local.n[2] - 1) * plane;
+  // The first owned plane goes down into the lower neighbour's upper ghost, the last owned
+  // plane up into the upper neighbour's lower ghost.
+  exchange_->exchange(slab_.rank_below, field + plane, field, slab_.rank_above, field + last_ghost - plane,
+                      field + last_ghost, plane);
+  local_->synchronize();
+  times_.halo += seconds_since(t0);
+  ++times_.halo_exchanges;
+}
+
+template <class T>
+void DistributedBackend<T>::operator_rhs(const OperatorView<T>& op, const T* u, const T* f,
+                                         const FaceData<T>& neumann, T scale, T* r) {
+  // The ghost planes of every grid array are this class's to fill (see the header).
+  exchange_ghosts(const_cast<T*>(u));
+  local_->operator_rhs(op, u, f, neumann, scale, r);
+}
+
+template <class T>
+void DistributedBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) {
+  if (axis != 2 || !z_split()) {
+    local_->solve_lines(op, axis, tau, d);
+    return;
+  }
+  solve_z_partitioned(op, tau, d);
+}
+
+template <class T>
+const typename DistributedBackend<T>::Responses& DistributedBackend<T>::column_responses(const OperatorView<T>& op,
+                                                                                         T tau) {
+  for (const Responses& r : responses_)
+    if (r.tau == tau) return r;
+  // One z line of the slab (constant alpha: every line has this matrix), solved on the host
+  // with the factors the CPU backend sweeps with, for a unit value in each ghost row.
+  OperatorView<T> column = op;
+  column.n[0] = column.n[1] = 1;
+  column.alpha_field = nullptr;
+  column.material = nullptr;
+  const LineFactors<T> factors = factor_line(column, 2, tau);
+  const int nl = op.n[2];
+  Responses r{tau, std::vector<T>(nl, T(0)), std::vector<T>(nl, T(0)), {}, {}};
+  T scratch = 0;
+  if (slab_.ghost_lo) {
+    r.v[0] = T(1);
+    cpu::solve_factored(factors, 1, r.v.data(), 1, &scratch);
+  }
+  if (slab_.ghost_hi) {
+    r.w[nl - 1] = T(1);
+    cpu::solve_factored(factors, 1, r.w.data(), 1, &scratch);
+  }
+  r.backend_v = local_->allocate(nl);
+  r.backend_w = local_->allocate(nl);
+  local_->upload(r.v.data(), r.backend_v.data(), nl);
+  local_->upload(r.w.data(), r.backend_w.data(), nl);
+  if (responses_.size() >= 32) responses_.erase(responses_.begin());
+  responses_.push_back(std::move(r));
+  return responses_.back();
+}
+
+template <class T>
+void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau, T* d) {
+  const std::size_t plane = slab_.plane();
+  const int nl = op.n[2];
+  const int first = slab_.ghost_lo, last = nl - 1 - slab_.ghost_hi;
+  const std::size_t n = slab_.local.size();
+  auto at = [plane](T* base, int k) { return base + static_cast<std::size_t>(k) * plane; };
+
+  // y: the local solve with the ghost rows as zero Dirichlet rows.
+  if (slab_.ghost_lo) local_->fill(d, T(0), plane);
+  if (slab_.ghost_hi) local_->fill(at(d, nl - 1), T(0), plane);
+  local_->solve_lines(op, 2, tau, d);
+
+  // v, w: the responses to a unit value in the lower and upper ghost row, the same for
+  // every line with constant alpha, each line's own with an alpha field.
+  const bool per_line = op.alpha_field != nullptr;
+  const Responses* column = per_line ? nullptr : &column_responses(op, tau);
+  if (per_line) {
+    if (field_v_.size() != n) {
+      field_v_ = local_->allocate(n);
+      field_w_ = local_->allocate(n);
+    }
+    for (int side = 0; side < 2; ++side) {
+      T* response = side == 0 ? field_v_.data() : field_w_.data();
+      local_->fill(response, T(0), n);
+      if (side == 0 ? slab_.ghost_lo : slab_.ghost_hi) {
+        local_->fill(at(response, side == 0 ? 0 : nl - 1), T(1), plane);
+        local_->solve_lines(op, 2, tau, response);
+      }
+    }
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  // This rank's interface rows, in backend memory: y, v and w at its first and last owned row.
+  const ReducedLayout layout{plane, per_line};
+  const std::size_t size = layout.message_size(), ranks = static_cast<std::size_t>(slab_.ranks);
+  if (message_.size() != size) {
+    message_ = local_->allocate(size);
+    gathered_ = local_->allocate(size * ranks);
+  }
+  T* message = message_.data();
+  local_->copy(at(d, first), message + layout.y_first(), plane);
+  local_->copy(at(d, last), message + layout.y_last(), plane);
+  if (per_line) {
+    local_->copy(at(field_v_.data(), first), message + layout.v_first(), plane);
+    local_->copy(at(field_v_.data(), last), message + layout.v_last(), plane);
+    local_->copy(at(field_w_.data(), first), message + layout.w_first(), plane);
+    local_->copy(at(field_w_.data(), last), message + layout.w_last(), plane);
+  } else {
+    const T coefficients[4] = {column->v[first], column->v[last], column->w[first], column->w[last]};
+    local_->upload(coefficients, message + layout.v_first(), 4);
+  }
+  exchange_->allgather(message, gathered_.data(), size);
+  host_gathered_.resize(size * ranks);
+  local_->download(gathered_.data(), host_gathered_.data(), host_gathered_.size());
+
+  // Every rank solves every line's reduced system and keeps what its ghosts need: the
+  // last row of the rank below and the first row of the rank above.
+  host_corrections_.resize(2 * plane);
+  solve_reduced_systems(layout, host_gathered_.data(), ReducedRanks::of(slab_), host_corrections_.data(),
+                        host_corrections_.data() + plane);
+  if (corrections_.size() != 2 * plane) corrections_ = local_->allocate(2 * plane);
+  local_->upload(host_corrections_.data(), corrections_.data(), 2 * plane);
+  times_.reduced += seconds_since(t0);
+  ++times_.reduced_solves;
+
+  // x = y + v x_below + w x_above on the owned rows.
+  const T* x_below = corrections_.data();
+  const T* x_above = corrections_.data() + plane;
+  const std::size_t owned = static_cast<std::size_t>(last - first + 1);
+  const T* v = per_line ? at(field_v_.data(), first) : column->backend_v.data() + first;
+  const T* w = per_line ? at(field_w_.data(), first) : column->backend_w.data() + first;
+  if (slab_.ghost_lo) local_->add_plane_products(v, per_line, x_below, at(d, first), plane, owned);
+  if (slab_.ghost_hi) local_->add_plane_products(w, per_line, x_above, at(d, first), plane, owned);
+}
+
+template <class T>
+Norms DistributedBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
+  if (n != slab_.local.size()) return local_->difference_norms(x, y, n);
+  const std::size_t offset = slab_.owned_offset();
+  Norms norms = local_->difference_norms(x + offset, y ? y + offset : nullptr, slab_.owned_size());
+  double sums[3] = {norms.sum_squares, norms.sum, norms.sum_abs};
+  double largest = norms.max_abs;
+  comm_.allreduce_sum(sums, 3);
+  comm_.allreduce_max(&largest, 1);
+  return {sums[0], largest, sums[1], sums[2]};
+}
+
+template <class T>
+bool DistributedBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
+                                               T* scratch) {
+  return !z_split() && local_->fused_douglas_step(op, u, f, dt, tau, scratch);
+}
+
+template <class T>
+bool DistributedBackend<T>::fuses_douglas_step(const OperatorView<T>& op) {
+  return !z_split() && local_->fuses_douglas_step(op);
+}
+
+template class DistributedBackend<float>;
+template class DistributedBackend<double>;
+
+}  // namespace adi3d

@@ -1,0 +1,119 @@
+#pragma once
+// A backend for one rank of a run split into z slabs (slab_decomposition.hpp): every
+// operation runs on the rank's own backend (CPU or CUDA) over its slab, and this class adds
+// what couples the slabs, below the Backend seam, so that the Douglas step and the Poisson
+// iteration run unchanged on any number of ranks:
+//   - the stencil's ghost planes: each operator_rhs first takes the neighbours' planes of u;
+//   - z lines by the partition method: each rank solves its part of every line with its
+//     ghost rows as zero Dirichlet rows (y), and with a unit value in each ghost row (the
+//     coupling responses v and w); the first and last rows of y, v and w of every rank
+//     travel in one allgather, every rank solves the reduced system of 2 unknowns per rank
+//     and line, and finishes x = y + v x_below + w x_above;
+//   - norms over the owned planes, summed over the ranks.
+// Planes and interface rows move by NCCL between GPUs, by MPI through host memory for the
+// CPU backend (device_exchange.hpp); the reduced systems are solved on the host.
+// Grid arrays of this backend are the slab's arrays, ghost planes included; their ghost
+// planes belong to this class.
+#include "solvers/backend.hpp"
+#include "solvers/distributed/communicator.hpp"
+#include "solvers/distributed/device_exchange.hpp"
+#include "solvers/distributed/slab_decomposition.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace adi3d {
+
+// Time spent in the exchanges of a distributed backend (seconds, since it was made).
+struct CommunicationTimes {
+  double halo = 0;     // ghost planes of the stencil
+  double reduced = 0;  // the reduced systems of the z lines (gather and solve)
+  long halo_exchanges = 0;
+  long reduced_solves = 0;
+};
+
+template <class T>
+class DistributedBackend final : public Backend<T> {
+ public:
+  DistributedBackend(std::unique_ptr<Backend<T>> local, const SlabDecomposition& slab, Communicator& comm);
+  ~DistributedBackend() override;
+
+  BackendKind kind() const override { return local_->kind(); }
+  std::string description() const override;
+  int device() const override { return local_->device(); }
+  CUstream_st* cuda_stream() override { return local_->cuda_stream(); }
+
+  Array<T> allocate(std::size_t n) override { return local_->allocate(n); }
+  void upload(const T* host, T* dst, std::size_t n) override { local_->upload(host, dst, n); }
+  void download(const T* src, T* host, std::size_t n) override { local_->download(src, host, n); }
+  void fill(T* x, T value, std::size_t n) override { local_->fill(x, value, n); }
+  void add_constant(T* x, double value, std::size_t n) override { local_->add_constant(x, value, n); }
+  bool reads_material_index() const override { return local_->reads_material_index(); }
+  Array<std::uint8_t> upload_bytes(const std::uint8_t* host, std::size_t n) override {
+    return local_->upload_bytes(host, n);
+  }
+
+  void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann, T scale,
+                    T* r) override;
+  void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override {
+    local_->fold_neumann_terms(op, neumann, base, f);
+  }
+  void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
+  void set_face(const Grid3& grid, int face, const T* values, T* field) override {
+    local_->set_face(grid, face, values, field);
+  }
+  void scale_face(const Grid3& grid, int face, T factor, T* field) override {
+    local_->scale_face(grid, face, factor, field);
+  }
+  void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
+                              T* out) override {
+    local_->face_tangential_factor(op, face, axis, tau, in, out);
+  }
+  void axpy(T a, const T* x, T* y, std::size_t n) override { local_->axpy(a, x, y, n); }
+  void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
+                          std::size_t planes) override {
+    local_->add_plane_products(v, v_per_node, a, x, plane, planes);
+  }
+  void copy(const T* src, T* dst, std::size_t n) override { local_->copy(src, dst, n); }
+  // Norms of grid arrays: over the owned planes of every rank. Other lengths (face arrays)
+  // are this rank's alone.
+  Norms difference_norms(const T* x, const T* y, std::size_t n) override;
+  void synchronize() override { local_->synchronize(); }
+  // The fused step's z pass solves whole lines: a split z axis takes the step operation by
+  // operation.
+  bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* scratch) override;
+  bool fuses_douglas_step(const OperatorView<T>& op) override;
+
+  // Fills the ghost planes of a grid array with the neighbours' owned planes.
+  void exchange_ghosts(T* field);
+  const SlabDecomposition& slab() const { return slab_; }
+  Communicator& communicator() { return comm_; }
+  const CommunicationTimes& times() const { return times_; }
+  // How planes travel between ranks ("NCCL", "MPI through host memory").
+  std::string transport() const { return exchange_->name(); }
+
+ private:
+  bool z_split() const { return slab_.ghost_lo || slab_.ghost_hi; }
+  void solve_z_partitioned(const OperatorView<T>& op, T tau, T* d);
+  // The coupling responses of constant-alpha lines (every line the same): v (unit lower
+  // ghost) and w (unit upper ghost) at each local plane, on the host and in backend
+  // memory, cached per tau.
+  struct Responses {
+    T tau;
+    std::vector<T> v, w;
+    Array<T> backend_v, backend_w;
+  };
+  const Responses& column_responses(const OperatorView<T>& op, T tau);
+
+  std::unique_ptr<Backend<T>> local_;
+  SlabDecomposition slab_;
+  Communicator& comm_;
+  std::unique_ptr<DeviceExchange<T>> exchange_;
+  std::vector<Responses> responses_;
+  Array<T> message_, gathered_;            // interface rows: this rank's, every rank's
+  std::vector<T> host_gathered_, host_corrections_;
+  Array<T> field_v_, field_w_, corrections_;  // alpha fields: per-line responses; x_below, x_above
+  CommunicationTimes times_;
+};
+
+}  // namespace adi3d

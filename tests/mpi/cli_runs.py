@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""`mpirun -np P adi3d run DECK` as a user runs it, against the one-rank run of the same deck:
+the summary's errors, every snapshot field in snapshots.h5 and the checkpoint agree within
+1e-12 (double); a checkpoint written on P ranks restarts on another count and ends where
+the uninterrupted run ends; and the bad cases (more ranks than planes, fewer GPUs than
+ranks) give one line and the same non-zero exit on every rank.
+
+usage: cli_runs.py ADI3D MPIEXEC SOURCE_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+adi3d, mpiexec, source, work = sys.argv[1:5]
+deck = os.path.join(source, "inputs", "heat_output.ini")
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1", ADI3D_RTC_CACHE="off")
+failures = []
+
+
+def run(ranks, out, *sets, check=True):
+    command = ([mpiexec, "-np", str(ranks), "--oversubscribe"] if ranks > 1 else []) + [
+        adi3d, "run", deck, "--quiet", "--set", f"output.dir={out}", "--set", "solver.backend=cpu",
+        "--set", "grid.n=13 12 17", "--set", "time.t_end=0.05"] + [a for s in sets for a in ("--set", s)]
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def expect(condition, what):
+    print(("ok      " if condition else "FAILED  ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def fields(path):
+    with h5py.File(path, "r") as f:
+        out = {}
+        f.visititems(lambda name, obj: out.__setitem__(name, np.array(obj)) if isinstance(obj, h5py.Dataset) else None)
+        return out
+
+
+def same_fields(a, b, what):
+    fa, fb = fields(a), fields(b)
+    expect(sorted(fa) == sorted(fb), f"{what}: the same datasets ({len(fa)})")
+    worst = 0.0
+    for name in fa:
+        if name in fb and fa[name].dtype.kind == "f":
+            scale = max(1.0, float(np.max(np.abs(fb[name]))))
+            worst = max(worst, float(np.max(np.abs(fa[name] - fb[name]))) / scale)
+    expect(worst <= 1e-12, f"{what}: largest relative difference {worst:.2e} <= 1e-12")
+
+
+shutil.rmtree(work, ignore_errors=True)
+one = os.path.join(work, "one")
+run(1, one)
+summary_one = json.load(open(os.path.join(one, "summary.json")))
+for ranks in (2, 3, 4):
+    out = os.path.join(work, f"np{ranks}")
+    result = run(ranks, out)
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    expect(summary["ranks"] == ranks, f"{ranks} ranks: the summary says {summary['ranks']} ranks")
+    for norm in ("l2", "max"):
+        a, b = summary["error"][norm], summary_one["error"][norm]
+        expect(abs(a - b) <= 1e-12 * abs(b), f"{ranks} ranks: {norm} error {a:.15e} against {b:.15e}")
+    expect(result.stdout.count("summary\n") == 1, f"{ranks} ranks: one summary printed (rank 0's)")
+    same_fields(os.path.join(out, "snapshots.h5"), os.path.join(one, "snapshots.h5"), f"{ranks} ranks, snapshots.h5")
+    same_fields(os.path.join(out, "checkpoint.h5"), os.path.join(one, "checkpoint.h5"), f"{ranks} ranks, checkpoint")
+    expect(os.path.exists(os.path.join(out, "snapshots.xdmf")), f"{ranks} ranks: snapshots.xdmf written")
+
+# A checkpoint of 3 ranks (step 5 of 10: t_end halved) continued on 2 ranks and on 1.
+half = os.path.join(work, "half")
+run(3, half, "time.t_end=0.025", "output.formats=hdf5", "output.checkpoint_every=5")
+for ranks in (2, 1):
+    resumed = os.path.join(work, f"resumed{ranks}")
+    shutil.copytree(half, resumed)
+    command = ([mpiexec, "-np", str(ranks), "--oversubscribe"] if ranks > 1 else []) + [
+        adi3d, "run", deck, "--quiet", "--restart", os.path.join(resumed, "checkpoint.h5"), "--set",
+        f"output.dir={resumed}", "--set", "solver.backend=cpu", "--set", "grid.n=13 12 17", "--set",
+        "time.t_end=0.05", "--set", "output.formats=hdf5", "--set", "output.checkpoint_every=5"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    expect(result.returncode == 0, f"restart on {ranks} rank(s) of a 3-rank checkpoint exits 0 ({result.stderr.strip()[:200]})")
+    if result.returncode == 0:
+        a = json.load(open(os.path.join(resumed, "summary.json")))["error"]["l2"]
+        expect(abs(a - summary_one["error"]["l2"]) <= 1e-12 * summary_one["error"]["l2"],
+               f"restart on {ranks} rank(s): l2 error {a:.15e} equals the uninterrupted run's")
+
+# More ranks than the grid has planes for: a deck error (exit 2) on every rank, one line.
+result = run(3, os.path.join(work, "thin"), "grid.n=9 9 5", check=False)
+lines = [l for l in result.stderr.splitlines() if l.startswith("adi3d")]
+expect(result.returncode == 2, f"3 ranks on 5 planes exit 2 (got {result.returncode})")
+expect(len(lines) == 1 and "grid.n" in lines[0] and "at most 2 ranks" in lines[0],
+       f"3 ranks on 5 planes: one line naming grid.n and the limit: {lines}")
+
+# solver.backend = cuda with more ranks than GPUs on the node: where there is no GPU (CI).
+probe = subprocess.run([adi3d, "info"], env=env, capture_output=True, text=True).stdout
+if "CUDA backend not compiled" not in probe and shutil.which("nvidia-smi") is None:
+    result = run(2, os.path.join(work, "gpus"), "solver.backend=cuda", check=False)
+    lines = [l for l in result.stderr.splitlines() if l.startswith("adi3d")]
+    expect(result.returncode == 1, f"2 ranks, no GPU, backend cuda: exit 1 (got {result.returncode})")
+    expect(len(lines) == 1 and "GPU" in lines[0], f"2 ranks, no GPU: one line about GPUs: {lines}")
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)

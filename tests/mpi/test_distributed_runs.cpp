@@ -1,0 +1,162 @@
+// Distributed runs against one rank (issue 37, item 6): every example deck's final field on
+// all the ranks of this mpirun (z slabs, uneven where nz is not a multiple of the ranks)
+// equals the one-rank run's within rounding: max |difference| <= 1e-12 (double) or 1e-5
+// (float) relative to max |u|. The one-rank reference runs on rank 0 in the same process.
+// CPU backend; the same test on GPUs runs on the multi-GPU machines (ADI3D_MPI_BACKEND).
+#include "mpi_world.hpp"
+#include "app/heat_run.hpp"
+#include "app/poisson_run.hpp"
+#include "app/problem_setup.hpp"
+#include "io/deck.hpp"
+#include "io/run_config.hpp"
+#include "solvers/distributed/distributed_backend.hpp"
+#include "solvers/distributed/mpi_session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace adi3d {
+namespace {
+
+using test::world;
+
+BackendKind backend_kind() {
+  const char* kind = std::getenv("ADI3D_MPI_BACKEND");
+  return kind && std::string(kind) == "cuda" ? BackendKind::cuda : BackendKind::cpu;
+}
+
+template <class T>
+std::unique_ptr<Backend<T>> local_backend(int rank_on_node) {
+  return backend_kind() == BackendKind::cuda ? make_cuda_backend<T>(rank_on_node) : make_cpu_backend<T>();
+}
+
+// The final field of a deck on the whole grid, at rank 0 (empty elsewhere): run on every
+// rank of `comm`, or on the calling rank alone (comm null).
+template <class T>
+class FinalField final : public app::RunObserver<T> {
+ public:
+  FinalField(const SlabDecomposition& slab, Communicator* comm) : slab_(slab), comm_(comm) {}
+  void on_start(long, double, Backend<T>&, const T*) override {}
+  void on_step(long, double, Backend<T>&, const T*) override {}
+  void on_end(long, double, Backend<T>& backend, const T* u) override {
+    std::vector<T> owned(slab_.owned_size());
+    backend.download(u + slab_.owned_offset(), owned.data(), owned.size());
+    if (!comm_) {
+      field = std::move(owned);
+      return;
+    }
+    field.resize(comm_->rank() == 0 ? slab_.whole.size() : 0);
+    comm_->gather(owned.data(), owned.size() * sizeof(T), field.data(), 0);
+  }
+  std::vector<T> field;
+
+ private:
+  SlabDecomposition slab_;
+  Communicator* comm_;
+};
+
+template <class T>
+std::vector<T> final_field(const std::string& deck_name, std::vector<std::string> overrides, Communicator* comm) {
+  overrides.push_back("solver.backend=cpu");
+  overrides.push_back(std::string("solver.precision=") + (std::is_same_v<T, float> ? "float" : "double"));
+  if (std::is_same_v<T, float>) overrides.push_back("solver.tol=1e-5");  // what float reaches
+  const io::Deck deck = io::Deck::load(std::string(ADI3D_SOURCE_DIR) + "/inputs/" + deck_name, overrides);
+  const io::RunConfig config = io::read_run_config(deck);
+  const app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config, comm);
+  std::unique_ptr<Backend<T>> backend = local_backend<T>(comm ? comm->rank() : 0);
+  if (problem.distributed())
+    backend = std::make_unique<DistributedBackend<T>>(std::move(backend), problem.diffusion.slab, *comm);
+  FinalField<T> capture(problem.diffusion.slab, problem.distributed() ? comm : nullptr);
+  if (config.problem == io::ProblemType::heat) {
+    app::run_heat(config, problem, *backend, false, &capture);
+  } else {
+    const app::PoissonResult r = app::run_poisson(config, problem, *backend, false, &capture);
+    EXPECT_TRUE(r.report.converged) << deck_name;
+  }
+  return capture.field;
+}
+
+struct Case {
+  const char* deck;
+  std::vector<std::string> overrides;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.deck;
+  for (const std::string& o : c.overrides) *os << " " << o;
+}
+
+template <class T>
+void expect_same_as_one_rank(const Case& c, double tolerance) {
+  Communicator& comm = world();
+  const std::vector<T> distributed = final_field<T>(c.deck, c.overrides, &comm);
+  if (comm.rank() != 0) return;
+  const std::vector<T> reference = final_field<T>(c.deck, c.overrides, nullptr);
+  ASSERT_EQ(distributed.size(), reference.size());
+  double largest = 0, difference = 0;
+  std::size_t worst = 0;
+  for (std::size_t p = 0; p < reference.size(); ++p) {
+    largest = std::max(largest, std::abs(static_cast<double>(reference[p])));
+    const double d = std::abs(static_cast<double>(distributed[p]) - static_cast<double>(reference[p]));
+    if (!(d <= difference)) {
+      difference = d;
+      worst = p;
+    }
+  }
+  EXPECT_LE(difference, tolerance * largest)
+      << c.deck << " on " << comm.size() << " ranks: node " << worst << " differs by " << difference
+      << " (max |u| " << largest << ")";
+}
+
+class DistributedRun : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DistributedRun, DoubleEqualsOneRank) { expect_same_as_one_rank<double>(GetParam(), 1e-12); }
+TEST_P(DistributedRun, FloatEqualsOneRank) { expect_same_as_one_rank<float>(GetParam(), 1e-5); }
+
+// Small grids, few steps: nz of 17 and 13 split unevenly over 2, 3 and 4 ranks.
+INSTANTIATE_TEST_SUITE_P(
+    Decks, DistributedRun,
+    ::testing::Values(
+        Case{"heat_sine.ini", {"grid.n=17", "time.t_end=0.01"}},
+        Case{"heat_manufactured.ini", {"grid.n=9 11 13", "time.t_end=0.1"}},
+        Case{"heat_anisotropic.ini", {"grid.n=13 11 17", "time.t_end=0.01"}},
+        Case{"heat_neumann.ini", {"grid.n=13", "time.t_end=0.05"}},
+        Case{"heat_insulated.ini", {"grid.n=17", "time.t_end=0.01"}},
+        Case{"heat_mixed.ini", {"grid.n=13 12 17", "time.t_end=0.05"}},
+        Case{"heat_flux_decay.ini", {"grid.n=17", "time.t_end=0.01"}},
+        Case{"heat_time_order.ini", {"time.t_end=0.2"}},
+        Case{"heat_variable_alpha.ini", {"grid.n=17", "time.t_end=0.05"}},
+        Case{"heat_variable_insulated.ini", {"grid.n=17", "time.t_end=0.05"}},
+        Case{"heat_two_layer.ini", {"grid.n=8 8 17", "time.t_end=0.5"}},
+        Case{"heat_periodic.ini", {"grid.n=16 16 17", "time.t_end=0.01"}},
+        Case{"heat_periodic.ini",
+             {"grid.n=16 16 16", "time.t_end=0.01", "boundary.z-=periodic", "boundary.z+=periodic"}},
+        Case{"heat_variable_alpha.ini",
+             {"grid.n=12 12 16", "time.t_end=0.05", "boundary.z-=periodic", "boundary.z+=periodic"}},
+        Case{"poisson_dirichlet.ini", {"grid.n=17"}},
+        Case{"poisson_neumann.ini", {"grid.n=17"}},
+        Case{"poisson_periodic.ini", {"grid.n=16"}},
+        Case{"slab_two_layer.ini", {"grid.n=6 6 17"}}));
+
+TEST(DistributedRun, MoreRanksThanPlanesIsADeckError) {
+  Communicator& comm = world();
+  if (comm.size() == 1) GTEST_SKIP() << "needs several ranks";
+  const io::Deck deck = io::Deck::load(std::string(ADI3D_SOURCE_DIR) + "/inputs/heat_sine.ini",
+                                       {"grid.n=5 5 " + std::to_string(2 * comm.size() - 1)});
+  const io::RunConfig config = io::read_run_config(deck);
+  try {
+    app::setup_problem<double>(deck, config, &comm);
+    FAIL() << "no error for " << comm.size() << " ranks on " << 2 * comm.size() - 1 << " planes";
+  } catch (const io::DeckError& e) {
+    EXPECT_NE(std::string(e.what()).find("grid.n"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace adi3d
