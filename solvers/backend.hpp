@@ -3,6 +3,7 @@
 // iteration) are written once against this interface; solvers/cpu and solvers/cuda
 // provide it. Pointers passed to these operations are backend memory from allocate().
 #include "solvers/array.hpp"
+#include "solvers/distributed/reduced_system.hpp"
 #include "solvers/grid.hpp"
 #include "solvers/operator_view.hpp"
 
@@ -92,6 +93,9 @@ class Backend {
                                   std::size_t planes) = 0;
   // dst = src (n values; no overlap).
   virtual void copy(const T* src, T* dst, std::size_t n) = 0;
+  // The partition method's reduced systems of every line (reduced_system.hpp), from every
+  // rank's message in backend memory; x_below and x_above take a plane each.
+  virtual void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) = 0;
   // Norms of x - y (y may be null: norms of x).
   virtual Norms difference_norms(const T* x, const T* y, std::size_t n) = 0;
   // Blocks until queued work is done (no-op on the CPU).

@@ -30,6 +30,9 @@ class CpuBackend : public Backend<T> {
   void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
                           std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;
+  void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override {
+    solve_reduced_systems(lines, messages, x_below, x_above);
+  }
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override {}
 

@@ -33,6 +33,7 @@ std::string DistributedBackend<T>::description() const {
 template <class T>
 void DistributedBackend<T>::exchange_ghosts(T* field) {
   if (!z_split()) return;
+  local_->synchronize();  // the kernels before count as computing
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t plane = slab_.plane();
   const std::size_t last_ghost = static_cast<std::size_t>(slab_.local.n[2] - 1) * plane;
@@ -126,9 +127,16 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
     }
   }
 
+  // (The kernels queued so far count as computing, not as the reduced systems' time.)
+  local_->synchronize();
   const auto t0 = std::chrono::steady_clock::now();
   // This rank's interface rows, in backend memory: y, v and w at its first and last owned row.
-  const ReducedLayout layout{plane, per_line};
+  ReducedLines layout;
+  layout.plane = plane;
+  layout.per_line = per_line;
+  layout.ranks = slab_.ranks;
+  layout.me = slab_.rank;
+  layout.periodic = slab_.whole_bc.periodic(2);
   const std::size_t size = layout.message_size(), ranks = static_cast<std::size_t>(slab_.ranks);
   if (message_.size() != size) {
     message_ = local_->allocate(size);
@@ -147,16 +155,12 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
     local_->upload(coefficients, message + layout.v_first(), 4);
   }
   exchange_->allgather(message, gathered_.data(), size);
-  host_gathered_.resize(size * ranks);
-  local_->download(gathered_.data(), host_gathered_.data(), host_gathered_.size());
 
   // Every rank solves every line's reduced system and keeps what its ghosts need: the
   // last row of the rank below and the first row of the rank above.
-  host_corrections_.resize(2 * plane);
-  solve_reduced_systems(layout, host_gathered_.data(), ReducedRanks::of(slab_), host_corrections_.data(),
-                        host_corrections_.data() + plane);
   if (corrections_.size() != 2 * plane) corrections_ = local_->allocate(2 * plane);
-  local_->upload(host_corrections_.data(), corrections_.data(), 2 * plane);
+  local_->solve_reduced_lines(layout, gathered_.data(), corrections_.data(), corrections_.data() + plane);
+  local_->synchronize();
   times_.reduced += seconds_since(t0);
   ++times_.reduced_solves;
 

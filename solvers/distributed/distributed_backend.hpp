@@ -11,7 +11,8 @@
 //     and line, and finishes x = y + v x_below + w x_above;
 //   - norms over the owned planes, summed over the ranks.
 // Planes and interface rows move by NCCL between GPUs, by MPI through host memory for the
-// CPU backend (device_exchange.hpp); the reduced systems are solved on the host.
+// CPU backend (device_exchange.hpp); the reduced systems are solved where the data is (a
+// kernel on the GPU), so nothing of a step passes through host memory on GPUs.
 // Grid arrays of this backend are the slab's arrays, ghost planes included; their ghost
 // planes belong to this class.
 #include "solvers/backend.hpp"
@@ -75,6 +76,9 @@ class DistributedBackend final : public Backend<T> {
     local_->add_plane_products(v, v_per_node, a, x, plane, planes);
   }
   void copy(const T* src, T* dst, std::size_t n) override { local_->copy(src, dst, n); }
+  void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override {
+    local_->solve_reduced_lines(lines, messages, x_below, x_above);
+  }
   // Norms of grid arrays: over the owned planes of every rank. Other lengths (face arrays)
   // are this rank's alone.
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
@@ -111,7 +115,6 @@ class DistributedBackend final : public Backend<T> {
   std::unique_ptr<DeviceExchange<T>> exchange_;
   std::vector<Responses> responses_;
   Array<T> message_, gathered_;            // interface rows: this rank's, every rank's
-  std::vector<T> host_gathered_, host_corrections_;
   Array<T> field_v_, field_w_, corrections_;  // alpha fields: per-line responses; x_below, x_above
   CommunicationTimes times_;
 };

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <vector>
 #include <string>
 
 namespace adi3d {
@@ -284,6 +285,19 @@ void CudaBackend<T>::copy(const T* src, T* dst, std::size_t n) {
   if (n == 0) return;
   activate();
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+}
+
+template <class T>
+void CudaBackend<T>::solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) {
+  activate();
+  if (launch_solve_reduced_lines(lines, messages, x_below, x_above, stream_)) return;
+  // More ranks than the kernel's scratch takes: on the host.
+  std::vector<T> host(lines.message_size() * static_cast<std::size_t>(lines.ranks)), below(lines.plane),
+      above(lines.plane);
+  download(messages, host.data(), host.size());
+  solve_reduced_systems(lines, host.data(), below.data(), above.data());
+  upload(below.data(), x_below, lines.plane);
+  upload(above.data(), x_above, lines.plane);
 }
 
 template <class T>

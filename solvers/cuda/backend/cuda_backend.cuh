@@ -124,6 +124,9 @@ template <class T>
 void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
+// false where the kernel takes no such rank count (the caller then solves on the host).
+template <class T>
+bool launch_solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above, cudaStream_t s);
 template <class T>
 void launch_add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane, std::size_t planes,
                                cudaStream_t s);
@@ -172,6 +175,7 @@ class CudaBackend final : public Backend<T> {
   void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
                           std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;
+  void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override;
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
