@@ -16,12 +16,12 @@ p.add_argument("--png")
 a = p.parse_args()
 
 rows, meta = [], {}
-for path in a.runs:
+for path in a.runs:  # runs of adi3d bench scaling, or a file this script merged before
     d = json.load(open(path))
-    meta.setdefault("commands", []).append(d["command"])
-    meta.setdefault("dates", []).append(d["date"])
+    meta.setdefault("commands", []).extend(d.get("commands", [d.get("command")]))
+    meta.setdefault("dates", []).extend(d.get("dates", [d.get("date")]))
     meta["host"], meta["version"] = d["host"], d["version"]
-    rows += d["rows"]
+    rows += [{k: v for k, v in r.items() if k != "efficiency"} for r in d["rows"]]
 base = {(r["mode"], r["precision"], r["n"]): r["step_ms"] for r in rows if r["ranks"] == 1}
 for r in rows:
     t1 = base.get((r["mode"], r["precision"], r["n"]))
@@ -55,7 +55,8 @@ if a.png:
         ax.set_xticklabels([f"{r['ranks']} ({100 * r.get('efficiency', 0):.0f}%)" for r in g])
         ax.set_xlabel("ranks (efficiency)")
         ax.set_ylabel("ms per step")
-        ax.set_title(f"{mode}, {prec}, " + "x".join(map(str, g[0]["grid"])) if g else mode)
+        size = f"{g[0]['n']}^3 per rank" if mode == "weak" else "x".join(map(str, g[0]["grid"]))
+        ax.set_title(f"{mode} scaling, {prec}, {size}")
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(a.png, dpi=110)
