@@ -90,7 +90,9 @@ nlohmann::json time_steps(const ScalingOptions& o, MpiSession& mpi) {
           {"precision", std::is_same_v<T, float> ? "float" : "double"},
           {"backend", gpu ? "cuda" : "cpu"},
           {"transport", distributed ? distributed->transport() : "none"},
-          {"step_path", stepper.fused_steps() > 0 ? "fused" : "operation by operation"},
+          {"step_path", stepper.fused_steps() == 0 ? "operation by operation"
+                        : distributed            ? "rhs, x, y, partitioned z + update"
+                                                 : "fused"},
           {"step_ms", values[0]},
           {"halo_ms", values[1]},
           {"reduced_ms", values[2]},

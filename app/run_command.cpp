@@ -63,9 +63,11 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   // faces or fixed Neumann data, constant alpha or a field between Dirichlet faces, on the
   // GPU), so that a slow run says why it is slow.
   const long stepped = r.steps - (restart ? restart->step : 0);
+  const std::string fused = problem.distributed() ? "rhs, x and y solves, partitioned z solve + update"
+                                                  : "fused passes (rhs + x solve, y solve, z solve + update)";
   const std::string path = r.fused_steps == 0         ? "operation by operation (rhs, 3 line solves, update)"
-                           : r.fused_steps == stepped ? "fused passes (rhs + x solve, y solve, z solve + update)"
-                                                      : fmt::format("fused passes on {} of {} steps", r.fused_steps, stepped);
+                           : r.fused_steps == stepped ? fused
+                                                      : fmt::format("{} on {} of {} steps", fused, r.fused_steps, stepped);
   std::printf("  step path    %s\n", path.c_str());
   summary.update({{"steps", r.steps},
                   {"fused_steps", r.fused_steps},

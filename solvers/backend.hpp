@@ -86,11 +86,13 @@ class Backend {
                                       const T* in, T* out) = 0;
   // y += a x
   virtual void axpy(T a, const T* x, T* y, std::size_t n) = 0;
-  // x[k plane + i] += v a[i] for k < planes, i < plane, with v = v[k plane + i] (v_per_node)
-  // or v[k]: a plane of values broadcast along z and weighted per node or per plane (the
-  // partition method's coupling terms).
-  virtual void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
-                                  std::size_t planes) = 0;
+  // The partition method's coupling terms (solvers/distributed): for k < planes, i < plane,
+  //   x[k plane + i] += y[k plane + i] + v_k,i a[i] + w_k,i b[i]
+  // with v_k,i = v[k plane + i] where per_node, else v[k] (w likewise): planes a and b
+  // broadcast along z. y, and v with a, and w with b may be null (left out). With y, one
+  // pass both corrects a line solve and applies it to u.
+  virtual void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
+                                  std::size_t plane, std::size_t planes) = 0;
   // dst = src (n values; no overlap).
   virtual void copy(const T* src, T* dst, std::size_t n) = 0;
   // The partition method's reduced systems of every line (reduced_system.hpp), from every

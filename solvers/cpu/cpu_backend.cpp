@@ -2,6 +2,7 @@
 #include "solvers/cpu/cpu_backend.hpp"
 
 #include "solvers/discretization.hpp"
+#include "solvers/distributed/coupling_terms.hpp"
 #include "solvers/face_layout.hpp"
 
 #include <omp.h>
@@ -171,18 +172,14 @@ void CpuBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 }
 
 template <class T>
-void CpuBackend<T>::add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
-                                       std::size_t planes) {
+void CpuBackend<T>::add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node,
+                                       T* x, std::size_t plane, std::size_t planes) {
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(planes); ++k) {
     const std::size_t base = static_cast<std::size_t>(k) * plane;
-    if (v_per_node) {
-#pragma omp simd
-      for (std::size_t i = 0; i < plane; ++i) x[base + i] += v[base + i] * a[i];
-    } else {
-      const T vk = v[k];
-#pragma omp simd
-      for (std::size_t i = 0; i < plane; ++i) x[base + i] += vk * a[i];
+    for (std::size_t i = 0; i < plane; ++i) {
+      const std::size_t p = base + i, c = per_node ? p : static_cast<std::size_t>(k);
+      x[p] += coupling_term(y, v, a, w, b, p, c, i);
     }
   }
 }

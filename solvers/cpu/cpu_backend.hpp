@@ -27,8 +27,8 @@ class CpuBackend : public Backend<T> {
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
-  void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
-                          std::size_t planes) override;
+  void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
+                          std::size_t plane, std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override {
     solve_reduced_systems(lines, messages, x_below, x_above);

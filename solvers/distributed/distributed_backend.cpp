@@ -96,7 +96,7 @@ const typename DistributedBackend<T>::Responses& DistributedBackend<T>::column_r
 }
 
 template <class T>
-void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau, T* d) {
+void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau, T* d, T* update) {
   const std::size_t plane = slab_.plane();
   const int nl = op.n[2];
   const int first = slab_.ghost_lo, last = nl - 1 - slab_.ghost_hi;
@@ -164,14 +164,16 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
   times_.reduced += seconds_since(t0);
   ++times_.reduced_solves;
 
-  // x = y + v x_below + w x_above on the owned rows.
+  // x = y + v x_below + w x_above on the owned rows, into d, or added to `update`.
   const T* x_below = corrections_.data();
   const T* x_above = corrections_.data() + plane;
   const std::size_t owned = static_cast<std::size_t>(last - first + 1);
-  const T* v = per_line ? at(field_v_.data(), first) : column->backend_v.data() + first;
-  const T* w = per_line ? at(field_w_.data(), first) : column->backend_w.data() + first;
-  if (slab_.ghost_lo) local_->add_plane_products(v, per_line, x_below, at(d, first), plane, owned);
-  if (slab_.ghost_hi) local_->add_plane_products(w, per_line, x_above, at(d, first), plane, owned);
+  const T* v = !slab_.ghost_lo ? nullptr : per_line ? at(field_v_.data(), first) : column->backend_v.data() + first;
+  const T* w = !slab_.ghost_hi ? nullptr : per_line ? at(field_w_.data(), first) : column->backend_w.data() + first;
+  if (update)
+    local_->add_coupling_terms(at(d, first), v, x_below, w, x_above, per_line, at(update, first), plane, owned);
+  else
+    local_->add_coupling_terms(nullptr, v, x_below, w, x_above, per_line, at(d, first), plane, owned);
 }
 
 template <class T>
@@ -189,12 +191,19 @@ Norms DistributedBackend<T>::difference_norms(const T* x, const T* y, std::size_
 template <class T>
 bool DistributedBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                                                T* scratch) {
-  return !z_split() && local_->fused_douglas_step(op, u, f, dt, tau, scratch);
+  if (!z_split()) return local_->fused_douglas_step(op, u, f, dt, tau, scratch);
+  // The stepper folds Neumann data into f before it takes this path (as for the local
+  // fused step): the rhs takes none.
+  operator_rhs(op, u, f, FaceData<T>{}, dt, scratch);
+  local_->solve_lines(op, 0, tau, scratch);
+  local_->solve_lines(op, 1, tau, scratch);
+  solve_z_partitioned(op, tau, scratch, u);
+  return true;
 }
 
 template <class T>
 bool DistributedBackend<T>::fuses_douglas_step(const OperatorView<T>& op) {
-  return !z_split() && local_->fuses_douglas_step(op);
+  return z_split() || local_->fuses_douglas_step(op);
 }
 
 template class DistributedBackend<float>;

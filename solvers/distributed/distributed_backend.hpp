@@ -71,9 +71,9 @@ class DistributedBackend final : public Backend<T> {
     local_->face_tangential_factor(op, face, axis, tau, in, out);
   }
   void axpy(T a, const T* x, T* y, std::size_t n) override { local_->axpy(a, x, y, n); }
-  void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
-                          std::size_t planes) override {
-    local_->add_plane_products(v, v_per_node, a, x, plane, planes);
+  void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
+                          std::size_t plane, std::size_t planes) override {
+    local_->add_coupling_terms(y, v, a, w, b, per_node, x, plane, planes);
   }
   void copy(const T* src, T* dst, std::size_t n) override { local_->copy(src, dst, n); }
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override {
@@ -83,8 +83,9 @@ class DistributedBackend final : public Backend<T> {
   // are this rank's alone.
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override { local_->synchronize(); }
-  // The fused step's z pass solves whole lines: a split z axis takes the step operation by
-  // operation.
+  // A split z axis: the step's rhs, x and y solves as operations, then the partitioned z
+  // solve and the update of u in one pass (11 arrays a point, as one device's step taken
+  // operation by operation; the one-device fused step moves 7). Else the local backend's.
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* scratch) override;
   bool fuses_douglas_step(const OperatorView<T>& op) override;
 
@@ -98,7 +99,9 @@ class DistributedBackend final : public Backend<T> {
 
  private:
   bool z_split() const { return slab_.ghost_lo || slab_.ghost_hi; }
-  void solve_z_partitioned(const OperatorView<T>& op, T tau, T* d);
+  // d := the z solve of d; or, with `update`, update += that solve (d then holds the local
+  // solve only).
+  void solve_z_partitioned(const OperatorView<T>& op, T tau, T* d, T* update = nullptr);
   // The coupling responses of constant-alpha lines (every line the same): v (unit lower
   // ghost) and w (unit upper ghost) at each local plane, on the host and in backend
   // memory, cached per tau.

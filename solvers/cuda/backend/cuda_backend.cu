@@ -273,11 +273,11 @@ void CudaBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 }
 
 template <class T>
-void CudaBackend<T>::add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
-                                        std::size_t planes) {
+void CudaBackend<T>::add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node,
+                                        T* x, std::size_t plane, std::size_t planes) {
   if (plane == 0 || planes == 0) return;
   activate();
-  launch_add_plane_products(v, v_per_node, a, x, plane, planes, stream_);
+  launch_add_coupling_terms(y, v, a, w, b, per_node, x, plane, planes, stream_);
 }
 
 template <class T>

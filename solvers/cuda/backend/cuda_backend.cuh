@@ -128,8 +128,8 @@ void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
 template <class T>
 bool launch_solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above, cudaStream_t s);
 template <class T>
-void launch_add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane, std::size_t planes,
-                               cudaStream_t s);
+void launch_add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
+                               std::size_t plane, std::size_t planes, cudaStream_t s);
 template <class T>
 void launch_set_face(const Grid3& grid, int face, const T* values, T* field, cudaStream_t s);
 // field *= factor on the nodes of face `face` (face_layout.hpp).
@@ -172,8 +172,8 @@ class CudaBackend final : public Backend<T> {
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
-  void add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane,
-                          std::size_t planes) override;
+  void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
+                          std::size_t plane, std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;

@@ -1,6 +1,6 @@
 // Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
-// x += v a with a plane a broadcast along z, v per node or per plane (2-3 arrays per point;
-// a stays in cache),
+// the partition method's coupling terms x += y + v a + w b with planes a and b broadcast
+// along z (coupling_terms.hpp; 2 arrays per point, 3 with y, v and w per node 2 more),
 // writing one face plane from face-layout values (1 read + 1 write per face node), and
 // the tangential factors of face arrays (moving Dirichlet data, douglas_step.hpp).
 // Grid-stride loops: a fixed, device-filling grid serves any n.
@@ -8,6 +8,7 @@
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
 #include "solvers/discretization.hpp"
+#include "solvers/distributed/coupling_terms.hpp"
 #include "solvers/face_layout.hpp"
 
 #include <algorithm>
@@ -44,11 +45,12 @@ __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std
 }
 
 template <class T>
-__global__ void add_plane_products_kernel(const T* __restrict__ v, bool v_per_node, const T* __restrict__ a,
+__global__ void add_coupling_terms_kernel(const T* __restrict__ y, const T* __restrict__ v, const T* __restrict__ a,
+                                          const T* __restrict__ w, const T* __restrict__ b, bool per_node,
                                           T* __restrict__ x, std::size_t plane, std::size_t n) {
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
        e += std::size_t(gridDim.x) * blockDim.x)
-    x[e] += (v_per_node ? v[e] : v[e / plane]) * a[e % plane];
+    x[e] += coupling_term(y, v, a, w, b, e, per_node ? e : e / plane, e % plane);
 }
 
 // visit(e, p) for face element e = a + nu b of face `face` (face_layout.hpp) and its grid
@@ -109,10 +111,10 @@ void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
 }
 
 template <class T>
-void launch_add_plane_products(const T* v, bool v_per_node, const T* a, T* x, std::size_t plane, std::size_t planes,
-                               cudaStream_t s) {
+void launch_add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
+                               std::size_t plane, std::size_t planes, cudaStream_t s) {
   const std::size_t n = plane * planes;
-  add_plane_products_kernel<<<grid_for(n), kThreads, 0, s>>>(v, v_per_node, a, x, plane, n);
+  add_coupling_terms_kernel<<<grid_for(n), kThreads, 0, s>>>(y, v, a, w, b, per_node, x, plane, n);
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
@@ -147,7 +149,8 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
-  template void launch_add_plane_products<T>(const T*, bool, const T*, T*, std::size_t, std::size_t, cudaStream_t); \
+  template void launch_add_coupling_terms<T>(const T*, const T*, const T*, const T*, const T*, bool, T*, std::size_t, \
+                                             std::size_t, cudaStream_t);                                          \
   template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
   template void launch_scale_face<T>(const Grid3&, int, T, T*, cudaStream_t);            \
   template void launch_face_tangential_factor<T>(const OperatorView<T>&, int, int, T, const T*, \
