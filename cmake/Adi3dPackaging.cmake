@@ -5,13 +5,13 @@ set(CPACK_PACKAGE_NAME adi3d)
 set(CPACK_PACKAGE_VENDOR "adi3d")
 set(CPACK_PACKAGE_CONTACT "adi3d maintainers <maintainers@users.noreply.a-seed-85bf0a36.example>"
     CACHE STRING "Maintainer named in the packages")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "ADI solvers for the 3D heat and Poisson equations (CPU and CUDA)")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_GENERATOR DEB)
 
 if(ADI3D_CUDA)
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "ADI solvers for the 3D heat and Poisson equations (CPU and CUDA)")
   set(adi3d_cuda_libs "cudart, cusparse, nvrtc")
   if(ADI3D_NCCL)
     string(APPEND adi3d_cuda_libs ", NCCL")
@@ -21,6 +21,7 @@ if(ADI3D_CUDA)
     "(${adi3d_cuda_libs}) of NVIDIA's CUDA toolkit in ${CUDAToolkit_LIBRARY_DIR}, where it was\n"
     "built; they are not Debian packages, so this package cannot depend on them.")
 else()
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "ADI solvers for the 3D heat and Poisson equations (CPU)")
   set(adi3d_cuda_note "This build has the CPU backend only.")
 endif()
 string(CONCAT CPACK_PACKAGE_DESCRIPTION
@@ -44,6 +45,12 @@ if(ADI3D_CUDA)
   if(ADI3D_NCCL)
     list(APPEND CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${adi3d_nccl_dir})
   endif()
+endif()
+# adi3d starts MPI even when run without mpirun (a singleton), and Open MPI then runs its
+# orted, which is in openmpi-bin (with the help files of openmpi-common), not in libopenmpi3
+# that dpkg-shlibdeps finds: on a fresh Debian 12 adi3d aborts in MPI_Init without it.
+if(ADI3D_MPI)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin")
 endif()
 # The development side (headers, CMake files) needs a compiler with OpenMP to use.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cmake, g++")
