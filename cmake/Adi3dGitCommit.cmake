@@ -10,13 +10,16 @@ if(NOT COMMIT)
   set(COMMIT "unknown")
   find_program(GIT_EXECUTABLE git)
   if(GIT_EXECUTABLE AND EXISTS "${SRC}/.git")
-    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SRC}" rev-parse --short=12 HEAD
+    # safe.directory: a checkout owned by another user (a CI clone) still answers;
+    # --no-optional-locks: a build never takes the index lock from a concurrent git command.
+    set(git "${GIT_EXECUTABLE}" -c "safe.directory=*" --no-optional-locks -C "${SRC}")
+    execute_process(COMMAND ${git} rev-parse --short=12 HEAD
                     OUTPUT_VARIABLE hash RESULT_VARIABLE rc
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     if(rc EQUAL 0 AND hash)
       set(COMMIT "${hash}")
       # Tracked files only: build folders and scratch files do not make a tree dirty.
-      execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SRC}" status --porcelain --untracked-files=no
+      execute_process(COMMAND ${git} status --porcelain --untracked-files=no
                       OUTPUT_VARIABLE changes RESULT_VARIABLE rc
                       OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
       if(rc EQUAL 0 AND changes)
