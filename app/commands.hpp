@@ -22,5 +22,8 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi);
 int tune_command(const std::vector<std::string>& args);
 
 std::string version_string();
+// The source's git commit at build time: a short hash, "-dirty" appended when tracked files
+// had changes, "unknown" outside a git checkout (app/CMakeLists.txt).
+const char* git_commit();
 
 }  // namespace adi3d::app

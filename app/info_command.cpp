@@ -20,6 +20,7 @@ int info_command(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   std::printf("adi3d %s\n", version_string().c_str());
+  std::printf("  commit           %s\n", git_commit());
   std::printf("  build type       %s\n", ADI3D_BUILD_TYPE);
   std::printf("  compiler         %s\n", ADI3D_COMPILER);
   std::printf("  OpenMP threads   %d\n", omp_get_max_threads());

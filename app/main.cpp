@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "\n"
     "options:\n"
     "  --help        this text; 'adi3d <command> --help' for a command's options\n"
-    "  --version     print the version\n";
+    "  --version     print the version and the commit it was built from\n";
 
 }  // namespace
 
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     return adi3d::app::kExitOk;
   }
   if (command == "--version") {
-    std::printf("adi3d %s\n", adi3d::app::version_string().c_str());
+    std::printf("adi3d %s (commit %s)\n", adi3d::app::version_string().c_str(), adi3d::app::git_commit());
     return adi3d::app::kExitOk;
   }
   try {

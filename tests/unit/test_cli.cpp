@@ -67,6 +67,7 @@ TEST_F(Cli, VersionHelpAndInfo) {
   Outcome o = run("--version");
   EXPECT_EQ(o.code, 0);
   EXPECT_NE(o.out.find("adi3d "), std::string::npos);
+  EXPECT_NE(o.out.find("(commit "), std::string::npos) << o.out;
   EXPECT_EQ(run("--help").code, 0);
   EXPECT_EQ(run("run --help").code, 0);
   EXPECT_EQ(run("check --help").code, 0);
