@@ -1,6 +1,8 @@
 // adi3d info: what this binary is and what it can run on.
 #include "app/commands.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/distributed/device_exchange.hpp"
+#include "solvers/distributed/mpi_session.hpp"
 
 #include <omp.h>
 
@@ -26,6 +28,9 @@ int info_command(const std::vector<std::string>& args) {
   std::printf("  OpenMP threads   %d\n", omp_get_max_threads());
   std::printf("  CUDA backend     %s\n", cuda_compiled() ? "compiled (architectures " ADI3D_CUDA_ARCHS ")" : "not compiled");
   std::printf("  CUDA devices     %s\n", cuda_device_summary().c_str());
+  std::printf("  distributed      %s\n", !mpi_compiled()   ? "not compiled (no MPI: configure with libopenmpi-dev)"
+                                         : nccl_compiled() ? "MPI, NCCL between GPUs (mpirun -np P adi3d run DECK)"
+                                                           : "MPI, GPUs through host memory (no NCCL)");
   return kExitOk;
 }
 

@@ -30,6 +30,9 @@ class DeviceExchange {
 template <class T>
 std::unique_ptr<DeviceExchange<T>> make_device_exchange(Backend<T>& backend, Communicator& comm);
 
+// Whether the build has NCCL (ADI3D_NCCL).
+bool nccl_compiled();
+
 // NCCL over the backend's device and stream (collective: every rank calls it); null where
 // the build has no NCCL.
 template <class T>

@@ -74,6 +74,7 @@ TEST_F(Cli, VersionHelpAndInfo) {
   o = run("info");
   EXPECT_EQ(o.code, 0);
   EXPECT_NE(o.out.find("CUDA devices"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("distributed      "), std::string::npos) << o.out;
   EXPECT_EQ(run("frobnicate").code, 2);
   EXPECT_EQ(run("run").code, 2);
 }
