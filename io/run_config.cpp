@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace adi3d::io {
@@ -159,9 +160,15 @@ RunConfig read_run_config(const Deck& deck) {
 
   if (c.problem == ProblemType::heat) {
     c.dt = deck.get_double("time.dt");
-    if (!(c.dt > 0)) deck.fail("time.dt", "must be > 0");
+    if (!(c.dt > 0) || !std::isfinite(c.dt)) deck.fail("time.dt", "must be > 0 and finite");
     c.t_end = deck.get_double("time.t_end");
-    if (c.t_end < 0) deck.fail("time.t_end", "must be >= 0");
+    if (!(c.t_end >= 0) || !std::isfinite(c.t_end)) deck.fail("time.t_end", "must be >= 0 and finite");
+    // Step counts are longs, and a run of more steps than this is a slip of the exponent.
+    constexpr double kMaxSteps = 1e12;
+    const double steps = c.t_end / c.dt;
+    if (!(steps <= kMaxSteps))
+      deck.fail("time.dt", fmt::format("gives {:.3g} steps to time.t_end = {:g}; at most 1e12 steps: raise "
+                                       "time.dt or lower time.t_end", steps, c.t_end));
   }
   c.theta = deck.query_double("time.theta").value_or(0.5);
   if (c.theta < 0.5 || c.theta > 1) deck.fail("time.theta", "must lie in [0.5, 1]");

@@ -87,6 +87,8 @@ TEST(Deck, OutOfRangeValues) {
       {"time.dt=0", "time.dt", "> 0"},
       {"time.dt=-1e-3", "time.dt", "> 0"},
       {"time.t_end=-1", "time.t_end", ">= 0"},
+      {"time.t_end=inf", "time.t_end", "finite"},
+      {"time.dt=1e-300", "time.dt", "at most 1e12 steps"},
       {"time.theta=0.4", "time.theta", "[0.5, 1]"},
       {"time.theta=1.01", "time.theta", "[0.5, 1]"},
       {"material.diffusivity=-2", "material.diffusivity", "positive"},
@@ -105,6 +107,15 @@ TEST(Deck, OutOfRangeValues) {
     EXPECT_NE(e.find(c.message), std::string::npos) << c.set << " -> " << e;
     EXPECT_NE(e.find("--set"), std::string::npos) << c.set << " -> " << e;
   }
+}
+
+// Too many steps is the step's fault whichever key made it: the line names both values.
+TEST(Deck, TooManyStepsNamesTheStepAndTheEnd) {
+  const std::string e = error_of(kValid, {"time.t_end=1e300"});
+  EXPECT_NE(e.find("time.dt = '0.01'"), std::string::npos) << e;
+  EXPECT_NE(e.find("time.t_end = 1e+300"), std::string::npos) << e;
+  EXPECT_NE(e.find("at most 1e12 steps"), std::string::npos) << e;
+  EXPECT_EQ(error_of(kValid, {"time.dt=1e-10", "time.t_end=100"}), "") << "1e12 steps exactly is allowed";
 }
 
 TEST(Deck, ValueErrorInFileNamesTheLine) {
