@@ -4,6 +4,7 @@
 #include "solvers/discretization.hpp"
 #include "solvers/distributed/coupling_terms.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/nan_norms.hpp"
 
 #include <omp.h>
 
@@ -201,7 +202,7 @@ Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
     sum_abs += magnitude;
     max_abs = std::max(max_abs, magnitude);
   }
-  return {sum_sq, max_abs, sum, sum_abs};
+  return propagate_nan({sum_sq, max_abs, sum, sum_abs});
 }
 
 template class CpuBackend<float>;

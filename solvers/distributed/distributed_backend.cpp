@@ -2,6 +2,7 @@
 
 #include "solvers/cpu/line_factors.hpp"
 #include "solvers/distributed/reduced_system.hpp"
+#include "solvers/nan_norms.hpp"
 
 #include <chrono>
 #include <string>
@@ -185,7 +186,7 @@ Norms DistributedBackend<T>::difference_norms(const T* x, const T* y, std::size_
   double largest = norms.max_abs;
   comm_.allreduce_sum(sums, 3);
   comm_.allreduce_max(&largest, 1);
-  return {sums[0], largest, sums[1], sums[2]};
+  return propagate_nan({sums[0], largest, sums[1], sums[2]});
 }
 
 template <class T>

@@ -3,6 +3,8 @@
 #include "gpu_test_support.hpp"
 #include "solvers/face_layout.hpp"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -154,6 +156,21 @@ TYPED_TEST(CudaBasic, DifferenceNormsMatchCpu) {
       EXPECT_NEAR(g.sum, c.sum, 1e-12 * std::sqrt(c.sum_squares) * std::sqrt(double(n))) << n;
       EXPECT_NEAR(g.sum_abs, c.sum_abs, 1e-12 * c.sum_abs) << n;
     }
+  }
+}
+
+// A NaN anywhere makes every norm NaN; the max reduction alone would have dropped it.
+TYPED_TEST(CudaBasic, DifferenceNormsOfANanAreNan) {
+  const std::size_t n = 100003;
+  auto x = random_field<TypeParam>(n, this->rng_);
+  x[n / 3] = std::numeric_limits<TypeParam>::quiet_NaN();
+  Array<TypeParam> gx = this->to_gpu(x), cx = this->to_cpu(x);
+  for (Backend<TypeParam>* b : {static_cast<Backend<TypeParam>*>(this->gpu_.get()),
+                                static_cast<Backend<TypeParam>*>(this->cpu_.get())}) {
+    const Norms norms = b->difference_norms(b == this->gpu_.get() ? gx.data() : cx.data(), nullptr, n);
+    EXPECT_TRUE(std::isnan(norms.max_abs)) << b->description();
+    EXPECT_TRUE(std::isnan(norms.sum_squares)) << b->description();
+    EXPECT_TRUE(std::isnan(norms.sum_abs)) << b->description();
   }
 }
 

@@ -2,6 +2,7 @@
 // stream) and the variant setters. Kernels live in the files named after what they do.
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/nan_norms.hpp"
 
 #include <cuda_runtime.h>
 
@@ -310,7 +311,7 @@ Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
   double host[kNormValues];
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return {host[0], host[1], host[2], host[3]};
+  return propagate_nan({host[0], host[1], host[2], host[3]});
 }
 
 template <class T>
