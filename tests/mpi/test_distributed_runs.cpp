@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,26 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"poisson_neumann.ini", {"grid.n=17"}},
         Case{"poisson_periodic.ini", {"grid.n=16"}},
         Case{"slab_two_layer.ini", {"grid.n=6 6 17"}}));
+
+// A NaN on one rank makes every rank's norms NaN (MPI's max alone would drop it).
+TEST(DistributedRun, ANanOnOneRankMakesEveryRanksNormsNan) {
+  Communicator& comm = world();
+  Grid3 whole;
+  whole.n = {5, 4, 2 * comm.size() + 1};
+  whole.h = {0.25, 0.25, 0.25};
+  const SlabDecomposition slab = decompose_slabs(whole, BoundarySpec{}, comm.rank(), comm.size());
+  std::unique_ptr<Backend<double>> backend = make_cpu_backend<double>();
+  if (slab.distributed()) backend = std::make_unique<DistributedBackend<double>>(std::move(backend), slab, comm);
+  std::vector<double> field(slab.local.size(), 1.0);
+  if (comm.rank() == comm.size() - 1) field[slab.owned_offset() + 3] = std::numeric_limits<double>::quiet_NaN();
+  const Norms norms = backend->difference_norms(field.data(), nullptr, field.size());
+  EXPECT_TRUE(std::isnan(norms.max_abs)) << "rank " << comm.rank();
+  EXPECT_TRUE(std::isnan(norms.sum_squares)) << "rank " << comm.rank();
+  field[slab.owned_offset() + 3] = 1.0;
+  const Norms finite = backend->difference_norms(field.data(), nullptr, field.size());
+  EXPECT_EQ(finite.max_abs, 1.0);
+  EXPECT_EQ(finite.sum, static_cast<double>(whole.size()));  // owned planes only, every rank's
+}
 
 TEST(DistributedRun, MoreRanksThanPlanesIsADeckError) {
   Communicator& comm = world();
