@@ -2,6 +2,7 @@
 
 #include "app/progress.hpp"
 #include "physics/grid_functions.hpp"
+#include "solvers/distributed/local_slab.hpp"
 #include "solvers/douglas_step.hpp"
 
 #include <fmt/format.h>
@@ -32,16 +33,6 @@ physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion
 }
 
 template <class T>
-std::vector<T> local_slab(const SlabDecomposition& slab, const T* whole) {
-  std::vector<T> local(slab.local.size());
-  const std::size_t plane = slab.plane();
-  for (int k = 0; k < slab.local.n[2]; ++k)
-    std::copy(whole + static_cast<std::size_t>(slab.whole_plane(k)) * plane,
-              whole + static_cast<std::size_t>(slab.whole_plane(k) + 1) * plane, local.data() + k * plane);
-  return local;
-}
-
-template <class T>
 RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
                    bool interactive, RunObserver<T>* observer, const HeatStart<T>* restart) {
   const Grid3& grid = problem.diffusion.grid;
@@ -49,7 +40,7 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   const long first = restart ? restart->step : 0;
   double t = restart ? restart->t : 0.0;
   if (restart) {
-    const std::vector<T> slab = local_slab(problem.diffusion.slab, restart->u);
+    const std::vector<T> slab = local_slab<T>(problem.diffusion.slab, restart->u);
     backend.upload(slab.data(), u.data(), grid.size());
   } else {
     std::vector<T> host(grid.size());
@@ -93,7 +84,5 @@ template physics::ErrorNorms error_against(const physics::Formula&, const Diffus
                                            Backend<float>&, const float*);
 template physics::ErrorNorms error_against(const physics::Formula&, const Diffusion<double>&, double,
                                            Backend<double>&, const double*);
-template std::vector<float> local_slab(const SlabDecomposition&, const float*);
-template std::vector<double> local_slab(const SlabDecomposition&, const double*);
 
 }  // namespace adi3d::app

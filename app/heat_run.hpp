@@ -7,7 +7,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace adi3d::app {
 
@@ -51,10 +50,6 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
 template <class T>
 physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion<T>& diffusion, double t,
                                   Backend<T>& backend, const T* u);
-
-// The rank's slab (ghost planes included) of a whole-grid host field.
-template <class T>
-std::vector<T> local_slab(const SlabDecomposition& slab, const T* whole);
 
 // Number of steps to reach t_end with steps of at most dt (the last one may be shorter).
 long step_count(double t_end, double dt);

@@ -2,6 +2,7 @@
 
 #include "io/field_input.hpp"
 #include "physics/grid_functions.hpp"
+#include "solvers/distributed/local_slab.hpp"
 
 #include <fmt/format.h>
 
@@ -30,15 +31,6 @@ SlabDecomposition slab_for(const io::Deck& deck, const io::RunConfig& config, co
   }
 }
 
-// A field sampled plane by plane at each local plane's own z (a periodic axis's ghost
-// planes take the planes they wrap around to, as on one rank).
-template <class T, class Sample>
-void for_each_local_plane(const SlabDecomposition& slab, std::vector<T>& field, Sample sample) {
-  const std::size_t plane = slab.plane();
-  field.resize(slab.local.size());
-  for (int k = 0; k < slab.local.n[2]; ++k) sample(slab.whole_plane(k), field.data() + k * plane);
-}
-
 }  // namespace
 
 template <class T>
@@ -56,12 +48,15 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
       break;
     case io::DiffusivityConfig::Kind::formula: {
       const physics::Formula alpha = compile_formula(deck, config.diffusivity.formula, space);
-      for_each_local_plane(slab, s.diffusion.alpha_field, [&](int k, T* out) {
+      // Plane by plane at each local plane's own z (a periodic axis's ghost planes take
+      // the planes they wrap to, as on one rank).
+      s.diffusion.alpha_field.resize(slab.local.size());
+      for (int k = 0; k < slab.local.n[2]; ++k) {
         Grid3 plane = config.grid;
         plane.n[2] = 1;
-        plane.lo[2] = config.grid.coord(2, k);
-        physics::sample_grid(alpha, plane, 0.0, out);
-      });
+        plane.lo[2] = config.grid.coord(2, slab.whole_plane(k));
+        physics::sample_grid(alpha, plane, 0.0, s.diffusion.alpha_field.data() + k * slab.plane());
+      }
       for (T v : s.diffusion.alpha_field)
         if (!(v > T(0)))
           deck.fail("material.diffusivity", fmt::format("the formula gives {} somewhere on the grid; "
@@ -79,10 +74,7 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
         if (!(values[p] > 0))
           deck.fail("material.diffusivity", fmt::format("the dataset holds {} at node {} (x fastest); "
                                                         "diffusivity must be positive", values[p], p));
-      for_each_local_plane(slab, s.diffusion.alpha_field, [&](int k, T* out) {
-        const double* from = values.data() + static_cast<std::size_t>(k) * slab.plane();
-        std::copy(from, from + slab.plane(), out);
-      });
+      s.diffusion.alpha_field = local_slab<T>(slab, values.data());
       break;
     }
   }

@@ -44,7 +44,6 @@ void DistributedBackend<T>::exchange_ghosts(T* field) {
                       field + last_ghost, plane);
   local_->synchronize();
   times_.halo += seconds_since(t0);
-  ++times_.halo_exchanges;
 }
 
 template <class T>
@@ -68,7 +67,7 @@ template <class T>
 const typename DistributedBackend<T>::Responses& DistributedBackend<T>::column_responses(const OperatorView<T>& op,
                                                                                          T tau) {
   for (const Responses& r : responses_)
-    if (r.tau == tau) return r;
+    if (r.tau == tau && r.alpha == op.alpha[2] && r.inv_h2 == op.inv_h2[2]) return r;
   // One z line of the slab (constant alpha: every line has this matrix), solved on the host
   // with the factors the CPU backend sweeps with, for a unit value in each ghost row.
   OperatorView<T> column = op;
@@ -77,7 +76,7 @@ const typename DistributedBackend<T>::Responses& DistributedBackend<T>::column_r
   column.material = nullptr;
   const LineFactors<T> factors = factor_line(column, 2, tau);
   const int nl = op.n[2];
-  Responses r{tau, std::vector<T>(nl, T(0)), std::vector<T>(nl, T(0)), {}, {}};
+  Responses r{tau, op.alpha[2], op.inv_h2[2], std::vector<T>(nl, T(0)), std::vector<T>(nl, T(0)), {}, {}};
   T scratch = 0;
   if (slab_.ghost_lo) {
     r.v[0] = T(1);
@@ -163,7 +162,6 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
   local_->solve_reduced_lines(layout, gathered_.data(), corrections_.data(), corrections_.data() + plane);
   local_->synchronize();
   times_.reduced += seconds_since(t0);
-  ++times_.reduced_solves;
 
   // x = y + v x_below + w x_above on the owned rows, into d, or added to `update`.
   const T* x_below = corrections_.data();

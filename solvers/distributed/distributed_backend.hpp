@@ -29,8 +29,6 @@ namespace adi3d {
 struct CommunicationTimes {
   double halo = 0;     // ghost planes of the stencil
   double reduced = 0;  // the reduced systems of the z lines (gather and solve)
-  long halo_exchanges = 0;
-  long reduced_solves = 0;
 };
 
 template <class T>
@@ -104,9 +102,9 @@ class DistributedBackend final : public Backend<T> {
   void solve_z_partitioned(const OperatorView<T>& op, T tau, T* d, T* update = nullptr);
   // The coupling responses of constant-alpha lines (every line the same): v (unit lower
   // ghost) and w (unit upper ghost) at each local plane, on the host and in backend
-  // memory, cached per tau.
+  // memory, cached per line matrix (tau and the z coefficients).
   struct Responses {
-    T tau;
+    T tau, alpha, inv_h2;
     std::vector<T> v, w;
     Array<T> backend_v, backend_w;
   };
