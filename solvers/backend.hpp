@@ -4,6 +4,7 @@
 // provide it. Pointers passed to these operations are backend memory from allocate().
 #include "solvers/array.hpp"
 #include "solvers/distributed/reduced_system.hpp"
+#include "solvers/distributed/slab_coupling.hpp"
 #include "solvers/grid.hpp"
 #include "solvers/operator_view.hpp"
 
@@ -113,6 +114,15 @@ class Backend {
   // Whether fused_douglas_step may take this operator (it may still decline), so that a
   // caller knows whether shaping its inputs for it is worth the trouble.
   virtual bool fuses_douglas_step(const OperatorView<T>& /*op*/) { return false; }
+  // fused_douglas_step on one slab of a split z axis (slab_coupling.hpp; op: the slab's
+  // operator, u's ghost planes filled): the z pass takes its ghost rows' values from the
+  // partition method's reduced systems, which `coupling` gathers, so that the step moves
+  // the arrays of the one-device step. Returns false, having done nothing, where the backend
+  // has no such path for this operator (the caller then couples the z lines itself).
+  virtual bool fused_slab_step(const OperatorView<T>& /*op*/, T* /*u*/, const T* /*f*/, T /*dt*/, T /*tau*/,
+                               T* /*scratch*/, SlabCoupling<T>& /*coupling*/) {
+    return false;
+  }
 };
 
 template <class T>

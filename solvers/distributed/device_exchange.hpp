@@ -8,6 +8,7 @@
 #include "solvers/distributed/communicator.hpp"
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace adi3d {
@@ -23,8 +24,18 @@ class DeviceExchange {
                         std::size_t count) = 0;
   // Every rank's `count` values of send, in rank order, into recv (backend memory).
   virtual void allgather(const T* send, T* recv, std::size_t count) = 0;
+  // Whether allgather_on queues on any stream of the backend's device (NCCL), so that a
+  // fused slab step may gather beside its kernels (slab_coupling.hpp).
+  virtual bool gathers_on_streams() const { return false; }
+  // allgather queued on `stream` (where gathers_on_streams()).
+  virtual void allgather_on(const T* send, T* recv, std::size_t count, CUstream_st* stream);
   virtual std::string name() const = 0;
 };
+
+template <class T>
+void DeviceExchange<T>::allgather_on(const T*, T*, std::size_t, CUstream_st*) {
+  throw std::logic_error(name() + " gathers on the backend's stream only");
+}
 
 // NCCL where the backend is a CUDA backend and the build has NCCL; else host-staged.
 template <class T>

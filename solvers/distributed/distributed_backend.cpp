@@ -18,9 +18,46 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 template <class T>
+class DistributedBackend<T>::Coupling final : public SlabCoupling<T> {
+ public:
+  explicit Coupling(DistributedBackend& b) : b_(b) {}
+  bool ghost_lo() const override { return b_.slab_.ghost_lo > 0; }
+  bool ghost_hi() const override { return b_.slab_.ghost_hi > 0; }
+  int row_first() const override { return b_.slab_.ghost_lo; }
+  int row_last() const override { return b_.slab_.local.n[2] - 1 - b_.slab_.ghost_hi; }
+  ReducedLines lines() const override { return b_.reduced_lines(false); }
+  void gather(const T* message, T* gathered, CUstream_st* stream) override {
+    b_.exchange_->allgather_on(message, gathered, lines().message_size(), stream);
+  }
+  bool timed() const override { return b_.timing_; }
+  void record(double reduced_seconds, double waited_seconds) override {
+    b_.times_.reduced += reduced_seconds;
+    b_.times_.waiting += waited_seconds;
+  }
+
+ private:
+  DistributedBackend& b_;
+};
+
+template <class T>
 DistributedBackend<T>::DistributedBackend(std::unique_ptr<Backend<T>> local, const SlabDecomposition& slab,
                                           Communicator& comm)
-    : local_(std::move(local)), slab_(slab), comm_(comm), exchange_(make_device_exchange(*local_, comm)) {}
+    : local_(std::move(local)),
+      slab_(slab),
+      comm_(comm),
+      exchange_(make_device_exchange(*local_, comm)),
+      coupling_(std::make_unique<Coupling>(*this)) {}
+
+template <class T>
+ReducedLines DistributedBackend<T>::reduced_lines(bool per_line) const {
+  ReducedLines layout;
+  layout.plane = slab_.plane();
+  layout.per_line = per_line;
+  layout.ranks = slab_.ranks;
+  layout.me = slab_.rank;
+  layout.periodic = slab_.whole_bc.periodic(2);
+  return layout;
+}
 
 template <class T>
 DistributedBackend<T>::~DistributedBackend() = default;
@@ -34,7 +71,7 @@ std::string DistributedBackend<T>::description() const {
 template <class T>
 void DistributedBackend<T>::exchange_ghosts(T* field) {
   if (!z_split()) return;
-  local_->synchronize();  // the kernels before count as computing
+  if (timing_) local_->synchronize();  // the kernels before count as computing
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t plane = slab_.plane();
   const std::size_t last_ghost = static_cast<std::size_t>(slab_.local.n[2] - 1) * plane;
@@ -42,6 +79,7 @@ void DistributedBackend<T>::exchange_ghosts(T* field) {
   // plane up into the upper neighbour's lower ghost.
   exchange_->exchange(slab_.rank_below, field + plane, field, slab_.rank_above, field + last_ghost - plane,
                       field + last_ghost, plane);
+  if (!timing_) return;
   local_->synchronize();
   times_.halo += seconds_since(t0);
 }
@@ -128,15 +166,10 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
   }
 
   // (The kernels queued so far count as computing, not as the reduced systems' time.)
-  local_->synchronize();
+  if (timing_) local_->synchronize();
   const auto t0 = std::chrono::steady_clock::now();
   // This rank's interface rows, in backend memory: y, v and w at its first and last owned row.
-  ReducedLines layout;
-  layout.plane = plane;
-  layout.per_line = per_line;
-  layout.ranks = slab_.ranks;
-  layout.me = slab_.rank;
-  layout.periodic = slab_.whole_bc.periodic(2);
+  const ReducedLines layout = reduced_lines(per_line);
   const std::size_t size = layout.message_size(), ranks = static_cast<std::size_t>(slab_.ranks);
   if (message_.size() != size) {
     message_ = local_->allocate(size);
@@ -160,8 +193,11 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
   // last row of the rank below and the first row of the rank above.
   if (corrections_.size() != 2 * plane) corrections_ = local_->allocate(2 * plane);
   local_->solve_reduced_lines(layout, gathered_.data(), corrections_.data(), corrections_.data() + plane);
-  local_->synchronize();
-  times_.reduced += seconds_since(t0);
+  if (timing_) {
+    local_->synchronize();
+    times_.reduced += seconds_since(t0);
+    times_.waiting += seconds_since(t0);
+  }
 
   // x = y + v x_below + w x_above on the owned rows, into d, or added to `update`.
   const T* x_below = corrections_.data();
@@ -190,10 +226,14 @@ Norms DistributedBackend<T>::difference_norms(const T* x, const T* y, std::size_
 template <class T>
 bool DistributedBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                                                T* scratch) {
+  last_fused_slab_ = false;
   if (!z_split()) return local_->fused_douglas_step(op, u, f, dt, tau, scratch);
+  exchange_ghosts(u);
+  if (exchange_->gathers_on_streams() && local_->fused_slab_step(op, u, f, dt, tau, scratch, *coupling_))
+    return last_fused_slab_ = true;
   // The stepper folds Neumann data into f before it takes this path (as for the local
   // fused step): the rhs takes none.
-  operator_rhs(op, u, f, FaceData<T>{}, dt, scratch);
+  local_->operator_rhs(op, u, f, FaceData<T>{}, dt, scratch);
   local_->solve_lines(op, 0, tau, scratch);
   local_->solve_lines(op, 1, tau, scratch);
   solve_z_partitioned(op, tau, scratch, u);

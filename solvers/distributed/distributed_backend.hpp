@@ -25,10 +25,12 @@
 
 namespace adi3d {
 
-// Time spent in the exchanges of a distributed backend (seconds, since it was made).
+// Time spent in the exchanges of a distributed backend (seconds, since it was made), where
+// it times them (set_timing).
 struct CommunicationTimes {
   double halo = 0;     // ghost planes of the stencil
   double reduced = 0;  // the reduced systems of the z lines (gather and solve)
+  double waiting = 0;  // what of `reduced` the step waited for (all, unless a fused slab step overlapped it)
 };
 
 template <class T>
@@ -81,9 +83,11 @@ class DistributedBackend final : public Backend<T> {
   // are this rank's alone.
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override { local_->synchronize(); }
-  // A split z axis: the step's rhs, x and y solves as operations, then the partitioned z
-  // solve and the update of u in one pass (11 arrays a point, as one device's step taken
-  // operation by operation; the one-device fused step moves 7). Else the local backend's.
+  // A split z axis: the local backend's fused slab step (7 arrays a point, as the
+  // one-device fused step, the reduced systems solved beside the y pass) where it has one
+  // for op and the exchange queues on its streams; else the step's rhs, x and y solves as
+  // operations, then the partitioned z solve and the update of u in one pass (11 arrays).
+  // Without a split, the local backend's.
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* scratch) override;
   bool fuses_douglas_step(const OperatorView<T>& op) override;
 
@@ -92,11 +96,19 @@ class DistributedBackend final : public Backend<T> {
   const SlabDecomposition& slab() const { return slab_; }
   Communicator& communicator() { return comm_; }
   const CommunicationTimes& times() const { return times_; }
+  // Whether the exchanges are timed (times()): a synchronisation before and after each,
+  // which costs a step some latency; off until set.
+  void set_timing(bool on) { timing_ = on; }
+  // Whether the last fused_douglas_step was the local backend's fused slab step.
+  bool last_step_fused_slab() const { return last_fused_slab_; }
   // How planes travel between ranks ("NCCL", "MPI through host memory").
   std::string transport() const { return exchange_->name(); }
 
  private:
   bool z_split() const { return slab_.ghost_lo || slab_.ghost_hi; }
+  // The reduced systems' layout, this rank solving.
+  ReducedLines reduced_lines(bool per_line) const;
+  class Coupling;  // the SlabCoupling of the local backend's fused slab step
   // d := the z solve of d; or, with `update`, update += that solve (d then holds the local
   // solve only).
   void solve_z_partitioned(const OperatorView<T>& op, T tau, T* d, T* update = nullptr);
@@ -118,6 +130,9 @@ class DistributedBackend final : public Backend<T> {
   Array<T> message_, gathered_;            // interface rows: this rank's, every rank's
   Array<T> field_v_, field_w_, corrections_;  // alpha fields: per-line responses; x_below, x_above
   CommunicationTimes times_;
+  bool timing_ = false;
+  bool last_fused_slab_ = false;
+  std::unique_ptr<SlabCoupling<T>> coupling_;
 };
 
 }  // namespace adi3d

@@ -36,6 +36,12 @@ std::unique_ptr<Backend<T>> local_backend(int rank_on_node) {
   return backend_kind() == BackendKind::cuda ? make_cuda_backend<T>(rank_on_node) : make_cpu_backend<T>();
 }
 
+template <class T>
+struct FinalRun {
+  std::vector<T> field;
+  bool fused_slab = false;  // the last step was the local backend's fused slab step
+};
+
 // The final field of a deck on the whole grid, at rank 0 (empty elsewhere): run on every
 // rank of `comm`, or on the calling rank alone (comm null).
 template <class T>
@@ -45,6 +51,8 @@ class FinalField final : public app::RunObserver<T> {
   void on_start(long, double, Backend<T>&, const T*) override {}
   void on_step(long, double, Backend<T>&, const T*) override {}
   void on_end(long, double, Backend<T>& backend, const T* u) override {
+    if (auto* distributed = dynamic_cast<DistributedBackend<T>*>(&backend))
+      fused_slab = distributed->last_step_fused_slab();
     std::vector<T> owned(slab_.owned_size());
     backend.download(u + slab_.owned_offset(), owned.data(), owned.size());
     if (!comm_) {
@@ -55,14 +63,16 @@ class FinalField final : public app::RunObserver<T> {
     comm_->gather(owned.data(), owned.size() * sizeof(T), field.data(), 0);
   }
   std::vector<T> field;
+  bool fused_slab = false;  // the last step was the local backend's fused slab step
 
  private:
   SlabDecomposition slab_;
   Communicator* comm_;
 };
 
+// A deck run to its end on every rank of comm (or on this one alone: comm null).
 template <class T>
-std::vector<T> final_field(const std::string& deck_name, std::vector<std::string> overrides, Communicator* comm) {
+FinalRun<T> final_run(const std::string& deck_name, std::vector<std::string> overrides, Communicator* comm) {
   overrides.push_back("solver.backend=cpu");
   overrides.push_back(std::string("solver.precision=") + (std::is_same_v<T, float> ? "float" : "double"));
   if (std::is_same_v<T, float>) overrides.push_back("solver.tol=1e-5");  // what float reaches
@@ -79,12 +89,13 @@ std::vector<T> final_field(const std::string& deck_name, std::vector<std::string
     const app::PoissonResult r = app::run_poisson(config, problem, *backend, false, &capture);
     EXPECT_TRUE(r.report.converged) << deck_name;
   }
-  return capture.field;
+  return {std::move(capture.field), capture.fused_slab};
 }
 
 struct Case {
   const char* deck;
   std::vector<std::string> overrides;
+  bool gpu_fused_slab = false;  // on several GPUs, the fused slab step must take it
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -95,9 +106,12 @@ void PrintTo(const Case& c, std::ostream* os) {
 template <class T>
 void expect_same_as_one_rank(const Case& c, double tolerance) {
   Communicator& comm = world();
-  const std::vector<T> distributed = final_field<T>(c.deck, c.overrides, &comm);
+  const FinalRun<T> run = final_run<T>(c.deck, c.overrides, &comm);
+  if (c.gpu_fused_slab && comm.size() > 1 && backend_kind() == BackendKind::cuda)
+    EXPECT_TRUE(run.fused_slab) << c.deck << ": the z lines were not coupled by the fused slab step";
   if (comm.rank() != 0) return;
-  const std::vector<T> reference = final_field<T>(c.deck, c.overrides, nullptr);
+  const std::vector<T>& distributed = run.field;
+  const std::vector<T> reference = final_run<T>(c.deck, c.overrides, nullptr).field;
   ASSERT_EQ(distributed.size(), reference.size());
   double largest = 0, difference = 0;
   std::size_t worst = 0;
@@ -142,7 +156,17 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"poisson_dirichlet.ini", {"grid.n=17"}},
         Case{"poisson_neumann.ini", {"grid.n=17"}},
         Case{"poisson_periodic.ini", {"grid.n=16"}},
-        Case{"slab_two_layer.ini", {"grid.n=6 6 17"}}));
+        Case{"slab_two_layer.ini", {"grid.n=6 6 17"}},
+        // x rows of whole 16-byte units: on GPUs the fused slab step takes these (the
+        // reduced systems beside the y pass), with Dirichlet, Neumann and periodic z faces,
+        // a source, and lines of up to 96 and of 163-288 nodes (warp-solve chunks of 3 and 9).
+        Case{"heat_sine.ini", {"grid.n=32 20 23", "time.t_end=0.01"}, true},
+        Case{"heat_sine.ini", {"grid.n=192 12 22", "time.t_end=0.01"}, true},
+        Case{"heat_neumann.ini", {"grid.n=24 13 21", "time.t_end=0.05"}, true},
+        Case{"heat_insulated.ini", {"grid.n=20 16 19", "time.t_end=0.01"}, true},
+        Case{"heat_manufactured.ini", {"grid.n=24 11 13", "time.t_end=0.1"}},
+        Case{"heat_sine.ini",
+             {"grid.n=16 12 16", "time.t_end=0.01", "boundary.z-=periodic", "boundary.z+=periodic"}, true}));
 
 // A NaN on one rank makes every rank's norms NaN (MPI's max alone would drop it).
 TEST(DistributedRun, ANanOnOneRankMakesEveryRanksNormsNan) {

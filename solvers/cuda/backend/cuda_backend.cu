@@ -330,6 +330,13 @@ bool CudaBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T
 }
 
 template <class T>
+bool CudaBackend<T>::fused_slab_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* scratch,
+                                     SlabCoupling<T>& coupling) {
+  activate();
+  return fused_.run_slab(op, u, f, dt, tau, scratch, stream_, coupling);
+}
+
+template <class T>
 bool CudaBackend<T>::fuses_douglas_step(const OperatorView<T>& op) {
   activate();
   return fused_.applies(op, device_);

@@ -124,6 +124,9 @@ template <class T>
 void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
+// out[i] = sum over b < blocks of in[b n + i], in order (the fused slab step's partial sums).
+template <class T>
+void launch_sum_blocks(const T* in, int blocks, std::size_t n, T* out, cudaStream_t s);
 // false where the kernel takes no such rank count (the caller then solves on the host).
 template <class T>
 bool launch_solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above, cudaStream_t s);
@@ -181,6 +184,8 @@ class CudaBackend final : public Backend<T> {
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                           T* scratch) override;
   bool fuses_douglas_step(const OperatorView<T>& op) override;
+  bool fused_slab_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* scratch,
+                       SlabCoupling<T>& coupling) override;
 
   const CudaPolicy& policy() const { return policy_; }
   // The variants the last operator_rhs and the last x-line solve ran: the policy's, or

@@ -46,8 +46,10 @@ class NcclExchange final : public DeviceExchange<T> {
     check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   }
 
-  void allgather(const T* send, T* recv, std::size_t count) override {
-    check_nccl(ncclAllGather(send, recv, count, type(), comm_, stream_), "ncclAllGather");
+  void allgather(const T* send, T* recv, std::size_t count) override { allgather_on(send, recv, count, stream_); }
+  bool gathers_on_streams() const override { return true; }
+  void allgather_on(const T* send, T* recv, std::size_t count, CUstream_st* stream) override {
+    check_nccl(ncclAllGather(send, recv, count, type(), comm_, stream), "ncclAllGather");
   }
 
   std::string name() const override { return "NCCL"; }

@@ -90,7 +90,24 @@ __global__ void face_tangential_factor_kernel(OperatorView<T> op, int face, int 
                                static_cast<int>(e / nu));
 }
 
+// out[i] = the sum over b of in[b n + i], b = 0..blocks-1 in order (deterministic).
+template <class T>
+__global__ void sum_blocks_kernel(const T* __restrict__ in, int blocks, std::size_t n, T* __restrict__ out) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    T sum = in[i];
+    for (int b = 1; b < blocks; ++b) sum += in[b * n + i];
+    out[i] = sum;
+  }
+}
+
 }  // namespace
+
+template <class T>
+void launch_sum_blocks(const T* in, int blocks, std::size_t n, T* out, cudaStream_t s) {
+  if (n == 0) return;
+  sum_blocks_kernel<<<grid_for(n), kThreads, 0, s>>>(in, blocks, n, out);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
 
 template <class T>
 void launch_fill(T* x, T value, std::size_t n, cudaStream_t s) {
@@ -149,6 +166,7 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
+  template void launch_sum_blocks<T>(const T*, int, std::size_t, T*, cudaStream_t); \
   template void launch_add_coupling_terms<T>(const T*, const T*, const T*, const T*, const T*, bool, T*, std::size_t, \
                                              std::size_t, cudaStream_t);                                          \
   template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \

@@ -19,12 +19,14 @@
 #include "solvers/cuda/fused_step/fused_step_kernels.cuh"
 #include "solvers/cuda/fused_step/fused_step_var.hpp"
 #include "solvers/cuda/fused_step/fused_step_xy_kernel.cuh"
+#include "solvers/cuda/fused_step/slab_weights.hpp"
 #include "solvers/cuda/common/plane_split.hpp"
 #include "solvers/discretization.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 
 namespace adi3d::cuda {
@@ -353,6 +355,36 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
   return neumann ? yz_kernel<T, C, true>(axis, tiles) : yz_kernel<T, C, false>(axis, tiles);
 }
 
+// The bulk x pass that also forms a slab's interface sums (x_pass_bulk_kernel's kSums), with
+// the lines per block and source rows the plan chose for the plain one; built for a source
+// by bulk loads (staged) or none: null for the others (the distributed backend then
+// couples the z lines itself).
+template <class T>
+using SlabXKernel = void (*)(fused::SlabPassArgs<T>);
+template <class T, int C>
+SlabXKernel<T> x_sums_kernel(bool neumann, bool source, int bulk_lines, bool staged) {
+  if (!bulk_lines || (source && !staged)) return nullptr;
+  return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> SlabXKernel<T> {
+    if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) || (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>))
+      return nullptr;
+    else if (neumann)
+      return source ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, true, true>
+                    : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, true, true>;
+    else
+      return source ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, false, true>
+                    : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, false, true>;
+  });
+}
+
+// Its shared memory.
+template <class T, int C>
+std::size_t x_sums_smem_bytes(int nx, int bulk_lines, bool staged) {
+  return with_x_bulk_lines<T>(bulk_lines, [&](auto L) {
+    return staged ? fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, true, true>(nx)
+                  : fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, false, true>(nx);
+  });
+}
+
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1, bool staged = false) {
   if (axis == 0 && bulk_lines)
@@ -552,6 +584,72 @@ void FusedDouglasStep<T>::plan_xy(int optin, int sms) {
 }
 
 template <class T>
+bool FusedDouglasStep<T>::prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device,
+                                  bool merge, CUstream_st* stream) {
+  const bool source = f != nullptr;
+  // (f too: the bulk x pass may load its rows.)
+  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
+  const int neumann = fused::neumann_face_mask(op);
+  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
+      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.neumann_faces != neumann || plan_.merge_xy != merge) {
+    plan_.merge_xy = merge;
+    make_plan(op, device, source, aligned);
+  }
+  // The fallback kernel solves between Dirichlet faces only; whether a pass takes it is
+  // known with the arrays' alignment (the bulk x pass fits lines the cp.async one does not).
+  if (neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2)) return false;
+
+  std::size_t total = 0;
+  int cap[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    cap[axis] = pass_lines(op, axis).cap();
+    pass_offset_[axis] = total;
+    total += fused::pass_factor_count(op.n[axis], cap[axis]);
+  }
+  std::vector<T> h(total, T(0));
+  for (int axis = 0; axis < 3; ++axis)
+    pass_s_[axis] = fused::pass_factors(op, axis, tau, cap[axis], h.data() + pass_offset_[axis]);
+  cudaStream_t s = stream;
+  if (h != host_factors_ || factors_.size() < total) {
+    if (factors_.size() < total) {
+      ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // queued passes may still read them
+      factors_ = Array<T>();
+      factors_ = device_allocate<T>(total);
+    }
+    ADI3D_CUDA_CHECK(cudaMemcpyAsync(factors_.data(), h.data(), total * sizeof(T),
+                                     cudaMemcpyHostToDevice, s));
+    // h is pageable and goes out of scope: wait for the copy.
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
+    host_factors_ = std::move(h);
+  }
+  return true;
+}
+
+namespace {
+
+// The passes' arguments of one step (FusedDouglasStep::prepare made the plan and factors).
+template <class T>
+fused::PassArgs<T> step_args(const OperatorView<T>& op, T* u, const T* f, T dt, T* d, int kseg) {
+  fused::PassArgs<T> args{};
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::size_t stride = fused::axis_stride(op.n, axis);
+    args.n[axis] = op.n[axis];
+    args.w[axis] = axis_row(op, axis, 1, stride, stride).w.wm;
+  }
+  args.neumann_faces = fused::neumann_face_mask(op);
+  args.dt = dt;
+  args.u_in = u;
+  args.f = f;
+  args.d = d;
+  args.u = u;
+  args.kseg = kseg;
+  args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && aligned16(u);
+  return args;
+}
+
+}  // namespace
+
+template <class T>
 bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d,
                               CUstream_st* stream) {
   int device = 0;
@@ -566,62 +664,15 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
     last_variable_x_pass_ = x_kernels == 1;
     return x_kernels != 0;
   }
+  if (!prepare(op, u, f, d, tau, device, merge_xy_, stream)) return false;
   const bool source = f != nullptr;
-  // (f too: the bulk x pass may load its rows.)
-  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
   const int neumann = fused::neumann_face_mask(op);
-  if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
-      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.neumann_faces != neumann ||
-      plan_.merge_xy != merge_xy_) {
-    plan_.merge_xy = merge_xy_;
-    make_plan(op, device, source, aligned);
-  }
-  // The fallback kernel solves between Dirichlet faces only; whether a pass takes it is
-  // known with the arrays' alignment (the bulk x pass fits lines the cp.async one does not).
-  if (neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2)) return false;
-
-  std::size_t offset[3], total = 0;
-  int cap[3];
-  for (int axis = 0; axis < 3; ++axis) {
-    cap[axis] = pass_lines(op, axis).cap();
-    offset[axis] = total;
-    total += fused::pass_factor_count(op.n[axis], cap[axis]);
-  }
-  std::vector<T> h(total, T(0));
-  fused::PassArgs<T> args{};
-  T beta_scale[3];
-  for (int axis = 0; axis < 3; ++axis) {
-    beta_scale[axis] = fused::pass_factors(op, axis, tau, cap[axis], h.data() + offset[axis]);
-    const std::size_t stride = fused::axis_stride(op.n, axis);
-    args.n[axis] = op.n[axis];
-    args.w[axis] = axis_row(op, axis, 1, stride, stride).w.wm;
-  }
   cudaStream_t s = stream;
-  if (h != host_factors_ || factors_.size() < total) {
-    if (factors_.size() < total) {
-      ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // queued passes may still read them
-      factors_ = Array<T>();
-      factors_ = device_allocate<T>(total);
-    }
-    ADI3D_CUDA_CHECK(cudaMemcpyAsync(factors_.data(), h.data(), total * sizeof(T),
-                                     cudaMemcpyHostToDevice, s));
-    // h is pageable and goes out of scope: wait for the copy.
-    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));
-    host_factors_ = std::move(h);
-  }
-
-  args.neumann_faces = neumann;
-  args.dt = dt;
-  args.u_in = u;
-  args.f = f;
-  args.d = d;
-  args.u = u;
-  args.kseg = plan_.kseg;
-  args.vec16 = (op.n[0] * sizeof(T)) % 16 == 0 && aligned16(u);
+  fused::PassArgs<T> args = step_args(op, u, f, dt, d, plan_.kseg);
   auto for_axis = [&](fused::PassArgs<T>& a, int axis) {
-    a.factors = factors_.data() + offset[axis];
+    a.factors = factors_.data() + pass_offset_[axis];
     a.chunk_factors = a.factors + 3 * op.n[axis];
-    a.s = beta_scale[axis];
+    a.s = pass_s_[axis];
   };
   last_merged_xy_ = plan_.xy;
   if (plan_.xy) {
@@ -656,16 +707,178 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       if (axis == 2) launch_fallback_pass<T, 2>(args, s);
       continue;
     }
-    const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
-      return chunked_kernel<T, C.value>(axis, source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
-                                        axis == 0 && plan_.x_staged_source, neumann != 0);
-    });
-    // Set again: another instance (another grid) may have set this kernel's limit lower.
-    ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(plan_.smem[axis])));
-    const dim3 grid(plan_.grid[axis][0], plan_.grid[axis][1]);
-    kernel<<<grid, plan_.threads[axis], plan_.smem[axis], s>>>(args);
-    ADI3D_CUDA_LAUNCH_CHECK();
+    launch_chunked_pass(args, axis, neumann != 0, s);
+  }
+  return true;
+}
+
+template <class T>
+void FusedDouglasStep<T>::launch_chunked_pass(const fused::PassArgs<T>& args, int axis, bool neumann,
+                                              CUstream_st* stream, int grid_x) const {
+  const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
+    return chunked_kernel<T, C.value>(axis, plan_.source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
+                                      axis == 0 && plan_.x_staged_source, neumann);
+  });
+  // Set again: another instance (another grid) may have set this kernel's limit lower.
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(plan_.smem[axis])));
+  const dim3 grid(grid_x > 0 ? grid_x : plan_.grid[axis][0], plan_.grid[axis][1]);
+  kernel<<<grid, plan_.threads[axis], plan_.smem[axis], stream>>>(args);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+// run_slab's state on one device: the weights of the slab's lines, the buffers of the
+// interface sums and of the reduced systems, the stream that solves them beside the y
+// pass, and the events that order the two streams (and time them).
+template <class T>
+struct FusedDouglasStep<T>::Slab {
+  int device = -1;
+  cudaStream_t side = nullptr;
+  cudaEvent_t x_done = nullptr, reduced_done = nullptr, y_done = nullptr, step_done = nullptr;
+  // What the weights were made for: tau, alpha and 1/h^2 along z, n_z, the z faces, the
+  // owned rows and the ghosts.
+  std::vector<double> key;
+  fused::SlabWeights<T> host;
+  Array<T> weights;  // 2 n_z, then vF, vL, wF, wL (the message's coefficients)
+  Array<T> partials, sums, message, gathered, ghosts;
+  std::vector<std::size_t> zeroed_for;  // plane, segments and Neumann faces partials were zeroed for
+
+  explicit Slab(int d) : device(d) {
+    ADI3D_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    for (cudaEvent_t* e : {&x_done, &reduced_done, &y_done, &step_done}) ADI3D_CUDA_CHECK(cudaEventCreate(e));
+  }
+  ~Slab() {
+    // Destructors do not throw: a failure here has been reported by the work that caused it.
+    for (cudaEvent_t e : {x_done, reduced_done, y_done, step_done}) cudaEventDestroy(e);
+    cudaStreamDestroy(side);
+  }
+  Slab(const Slab&) = delete;
+  Slab& operator=(const Slab&) = delete;
+
+  // buffer holds at least n values (zeroed when it is made).
+  static void reserve(Array<T>& buffer, std::size_t n, cudaStream_t s) {
+    if (buffer.size() >= n) return;
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // queued work may still use it
+    buffer = Array<T>();
+    buffer = device_allocate<T>(n);
+    ADI3D_CUDA_CHECK(cudaMemsetAsync(buffer.data(), 0, n * sizeof(T), s));
+  }
+};
+
+template <class T>
+bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d,
+                                   CUstream_st* stream, SlabCoupling<T>& coupling) {
+  int device = 0;
+  ADI3D_CUDA_CHECK(cudaGetDevice(&device));
+  if (op.alpha_field || !applies(op, device)) return false;
+  for (int axis = 0; axis < 3; ++axis)
+    if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
+  const ReducedLines lines = coupling.lines();
+  if (lines.per_line || lines.ranks > 16) return false;  // the reduced kernel's limit
+  if (!prepare(op, u, f, d, tau, device, false, stream)) return false;
+  if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
+  const int neumann = fused::neumann_face_mask(op);
+  const SlabXKernel<T> x_kernel = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
+    return x_sums_kernel<T, C.value>(neumann != 0, plan_.source, plan_.x_bulk_lines, plan_.x_staged_source);
+  });
+  if (!x_kernel) return false;
+  const std::size_t x_smem = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
+    return x_sums_smem_bytes<T, C.value>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
+  });
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (x_smem > static_cast<std::size_t>(optin)) return false;
+
+  cudaStream_t s = stream;
+  if (!slab_ || slab_->device != device) slab_ = std::make_shared<Slab>(device);
+  Slab& sl = *slab_;
+  const int nz = op.n[2];
+  const int lo = fused::first_unknown(op, 2), hi = fused::last_unknown(op, 2);
+  const std::vector<double> key{static_cast<double>(tau), static_cast<double>(op.alpha[2]),
+                                static_cast<double>(op.inv_h2[2]), static_cast<double>(nz),
+                                static_cast<double>(lo), static_cast<double>(hi),
+                                static_cast<double>(coupling.row_first()), static_cast<double>(coupling.row_last()),
+                                static_cast<double>(coupling.ghost_lo()), static_cast<double>(coupling.ghost_hi())};
+  if (key != sl.key) {
+    sl.host = fused::slab_weights(op, tau, coupling.row_first(), coupling.row_last(), coupling.ghost_lo(),
+                                  coupling.ghost_hi());
+    std::vector<T> w = sl.host.w;
+    w.insert(w.end(), {sl.host.v_first, sl.host.v_last, sl.host.w_first, sl.host.w_last});
+    Slab::reserve(sl.weights, w.size(), s);
+    ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.weights.data(), w.data(), w.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // w is pageable and goes out of scope
+    sl.key = key;
+  }
+  const std::size_t plane = static_cast<std::size_t>(op.n[0]) * op.n[1];
+  const int segments = plan_.grid[0][1];
+  const std::size_t size = lines.message_size();
+  Slab::reserve(sl.partials, 2 * plane * segments, s);
+  Slab::reserve(sl.sums, 4 * plane, s);
+  Slab::reserve(sl.message, size, s);
+  Slab::reserve(sl.gathered, size * lines.ranks, s);
+  Slab::reserve(sl.ghosts, 2 * plane, s);
+  // The x pass writes the sums of its unknown nodes only: the others must read 0.
+  const std::vector<std::size_t> shape{plane, static_cast<std::size_t>(segments), static_cast<std::size_t>(neumann)};
+  if (shape != sl.zeroed_for) {
+    ADI3D_CUDA_CHECK(cudaMemsetAsync(sl.partials.data(), 0, sl.partials.size() * sizeof(T), s));
+    sl.zeroed_for = shape;
+  }
+
+  fused::PassArgs<T> args = step_args(op, u, f, dt, d, plan_.kseg);
+  auto for_axis = [&](fused::PassArgs<T>& a, int axis) {
+    a.factors = factors_.data() + pass_offset_[axis];
+    a.chunk_factors = a.factors + 3 * op.n[axis];
+    a.s = pass_s_[axis];
+  };
+  // x pass: d, and each block's partial sums.
+  fused::SlabPassArgs<T> xa{};
+  static_cast<fused::PassArgs<T>&>(xa) = args;
+  for_axis(xa, 0);
+  xa.weights = sl.weights.data();
+  xa.sums = sl.partials.data();
+  ADI3D_CUDA_CHECK(cudaFuncSetAttribute(x_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(x_smem)));
+  x_kernel<<<dim3(plan_.grid[0][0], segments), plan_.threads[0], x_smem, s>>>(xa);
+  ADI3D_CUDA_LAUNCH_CHECK();
+  ADI3D_CUDA_CHECK(cudaEventRecord(sl.x_done, s));
+
+  // Beside the y pass: the sums (planes 1 and 2 of a 4-plane slab), solved along y as the
+  // y pass solves d (the sums are linear in d, the y and z solves commute), into this
+  // rank's message, gathered, and the reduced systems solved for the ghost values.
+  ADI3D_CUDA_CHECK(cudaStreamWaitEvent(sl.side, sl.x_done, 0));
+  launch_sum_blocks(sl.partials.data(), segments, 2 * plane, sl.sums.data() + plane, sl.side);
+  fused::PassArgs<T> ys = args;
+  for_axis(ys, 1);
+  ys.n[2] = 4;
+  ys.d = sl.sums.data();
+  ys.neumann_faces &= ~(3 << face_index(2, 0));  // planes 1 and 2: no z face
+  const int tiles_i = (op.n[0] + fused::kYZLines<T> - 1) / fused::kYZLines<T>;
+  launch_chunked_pass(ys, 1, neumann != 0, sl.side, std::min(plan_.grid[1][0], 2 * tiles_i));
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data(), sl.sums.data() + plane, 2 * plane * sizeof(T),
+                                   cudaMemcpyDeviceToDevice, sl.side));
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data() + lines.v_first(), sl.weights.data() + 2 * nz, 4 * sizeof(T),
+                                   cudaMemcpyDeviceToDevice, sl.side));
+  coupling.gather(sl.message.data(), sl.gathered.data(), sl.side);
+  launch_solve_reduced_lines(lines, sl.gathered.data(), sl.ghosts.data(), sl.ghosts.data() + plane, sl.side);
+  ADI3D_CUDA_CHECK(cudaEventRecord(sl.reduced_done, sl.side));
+
+  // y pass; the ghost values join the rows beside the ghost planes; z pass and update.
+  for_axis(args, 1);
+  launch_chunked_pass(args, 1, neumann != 0, s);
+  ADI3D_CUDA_CHECK(cudaEventRecord(sl.y_done, s));
+  ADI3D_CUDA_CHECK(cudaStreamWaitEvent(s, sl.reduced_done, 0));
+  if (coupling.ghost_lo()) launch_axpy(sl.host.s_lo, sl.ghosts.data(), d + lo * plane, plane, s);
+  if (coupling.ghost_hi()) launch_axpy(sl.host.s_hi, sl.ghosts.data() + plane, d + hi * plane, plane, s);
+  for_axis(args, 2);
+  launch_chunked_pass(args, 2, neumann != 0, s);
+
+  if (coupling.timed()) {
+    ADI3D_CUDA_CHECK(cudaEventRecord(sl.step_done, s));
+    ADI3D_CUDA_CHECK(cudaEventSynchronize(sl.step_done));
+    float reduced = 0, waited = 0;
+    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&reduced, sl.x_done, sl.reduced_done));
+    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&waited, sl.y_done, sl.reduced_done));
+    coupling.record(1e-3 * reduced, 1e-3 * std::max(0.0f, waited));
   }
   return true;
 }

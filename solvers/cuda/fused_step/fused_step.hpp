@@ -5,14 +5,20 @@
 // faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
 // runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
+#include "solvers/distributed/slab_coupling.hpp"
 #include "solvers/operator_view.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 struct CUstream_st;
 
 namespace adi3d::cuda {
+namespace fused {
+template <class T>
+struct PassArgs;
+}  // namespace fused
 
 // Fallback tile kernel of a pass whose lines the warp-solve kernels do not take (more than
 // 1058 nodes, or x lines whose plane slots do not fit in shared memory): lines per
@@ -56,6 +62,17 @@ class FusedDouglasStep {
   // tile kernel takes (which solves between Dirichlet faces), or, with an alpha field, an
   // x pass other than the one kernel (fused_variable_step).
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
+  // The step of one slab of a split z axis (Backend::fused_slab_step; op: the slab's, u's
+  // ghost planes filled): run()'s three passes, where the x pass also forms the slab's
+  // interface sums (slab_weights.hpp). Once it is done, a second stream reduces them,
+  // solves them along y, gathers every rank's through `coupling` and solves the reduced
+  // systems while the y pass runs; then the ghost values join d beside the ghost planes
+  // and the z pass solves and updates u. 7 arrays, as run(), and a few planes. Returns
+  // false, launching nothing, where op has an alpha field, the x pass is not the bulk one
+  // (sm_90, rows of 16-byte units), a pass takes the fallback kernel, or more than 16 ranks
+  // share the z lines.
+  bool run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream,
+                SlabCoupling<T>& coupling);
   // Whether the x and y passes may run as one kernel (fused_step_xy_kernel.cuh: d between
   // them through L2), where it applies; off by default (CudaPolicy::fused_xy says why).
   void set_merge_xy(bool merge) { merge_xy_ = merge; }
@@ -91,6 +108,13 @@ class FusedDouglasStep {
   };
   void make_plan(const OperatorView<T>& op, int device, bool source, bool aligned);
   void plan_xy(int optin, int sms);
+  // The plan for op and these arrays (merge: whether the merged x-y kernel may take it)
+  // and the factors on the device (pass_offset_, pass_s_). False where run() declines.
+  bool prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device, bool merge,
+               CUstream_st* stream);
+  // One pass by the plan's chunked kernel (grid_x: its blocks, 0: the plan's).
+  void launch_chunked_pass(const fused::PassArgs<T>& args, int axis, bool neumann, CUstream_st* stream,
+                           int grid_x = 0) const;
 
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),
   // on the host and on the device; re-uploaded only when they change.
@@ -102,6 +126,10 @@ class FusedDouglasStep {
   bool last_variable_x_pass_ = false;
   bool last_merged_xy_ = false;
   Array<unsigned> xy_sync_;  // the merged kernel's counters
+  std::size_t pass_offset_[3] = {0, 0, 0};  // each axis's factors in factors_
+  T pass_s_[3] = {0, 0, 0};                 // and its s
+  struct Slab;                              // run_slab's buffers, weights, stream and events
+  std::shared_ptr<Slab> slab_;
 };
 
 }  // namespace adi3d::cuda

@@ -164,6 +164,18 @@ struct SolveArgs : PassArgs<T> {
   int first[3];
   int last[3];
 };
+// The x pass of one slab of a split z axis (fused_slab_step.hpp; x_pass_bulk_kernel with
+// kSums): besides d it forms the slab's interface sums of every line node, the sums over
+// its planes of d weighted by weights[k] (the first) and weights[n_z + k] (the second).
+// Block b of the grid's y dimension writes its planes' partial sums to
+// sums[(2 b + side) n_x n_y + node] (a reduction over the blocks follows: deterministic,
+// no atomics). A type of its own, so that PassArgs keeps its size (see neumann_faces).
+template <class T>
+struct SlabPassArgs : PassArgs<T> {
+  const T* weights;
+  T* sums;
+};
+
 // Cyclic lines (a periodic axis: every node an unknown) by Sherman-Morrison: the factors
 // solve the modified matrix, and each line's solution y is stored as y - c z, c = (y_0 +
 // corner_ratio y_{n-1}) inv_denominator. The three follow the warp solve's factors in
@@ -386,9 +398,19 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 // held in registers. Block 32 (L + 1) threads; grid as x_pass_kernel; dynamic shared
 // memory: x_pass_bulk_smem_bytes.
 // kStagedSource: a second staging row per line warp and its barrier (x_pass_bulk_kernel).
+// kSums: the solve's factors (3 x 32 C values) follow, 16-byte aligned, since the
+// lanes' sums take the registers that hold them otherwise (x_pass_bulk_kernel).
 template <class T, int L, int NS, int C, bool kStagedSource = false>
+__host__ __device__ constexpr std::size_t x_pass_bulk_factors_offset(int nx) {
+  constexpr int stage_rows = kStagedSource ? 2 * L : L;
+  return ((static_cast<std::size_t>(NS) * (L + 2) + stage_rows) * x_row_stride<T, C>(nx) * sizeof(T) +
+          (2 * NS + (kStagedSource ? L : 0)) * sizeof(unsigned long long) + 15) /
+         16 * 16;
+}
+template <class T, int L, int NS, int C, bool kStagedSource = false, bool kSums = false>
 std::size_t x_pass_bulk_smem_bytes(int nx) {
   constexpr int stage_rows = kStagedSource ? 2 * L : L;
+  if (kSums) return x_pass_bulk_factors_offset<T, L, NS, C, kStagedSource>(nx) + 3 * 32 * C * sizeof(T);
   return (static_cast<std::size_t>(NS) * (L + 2) + stage_rows) * x_row_stride<T, C>(nx) * sizeof(T) +
          (2 * NS + (kStagedSource ? L : 0)) * sizeof(unsigned long long);
 }
@@ -452,12 +474,17 @@ struct StagedSource {
 // into L2), or there already (kStagedSource: lane 0 loads the next plane's into staged.next
 // once the store from it has read it, a plane ahead). kNeumann: a face is Neumann; the
 // line's unknowns are first_unknown_of..last_unknown_of (else 1..nx-2), maybe with a
-// Neumann end.
-template <class T, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false>
+// Neumann end. on_solved(v) sees the lane's rows of the solved line before they are stored.
+struct NoSolvedHook {
+  template <class V>
+  __device__ __forceinline__ void operator()(const V&) const {}
+};
+template <class T, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false,
+          class OnSolved = NoSolvedHook, class F>
 __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const PlaneRing<T, NS>& ring, int k, int ke,
-                                                  int j, bool line, int lane_off, T* stage, const T (&al)[C],
-                                                  const T (&gf)[C], const T (&gb)[C],
-                                                  StagedSource<T> staged = {}) {
+                                                  int j, bool line, int lane_off, T* stage, const F& al, const F& gf,
+                                                  const F& gb, StagedSource<T> staged = {},
+                                                  const OnSolved& on_solved = {}) {
   static_assert(kSource || !kStagedSource, "a staged source is a source");
   const int lane = threadIdx.x & 31;
   const int nx = a.n[0];
@@ -503,6 +530,7 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   }
   if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
   warp_solve<T, C>(v, al, gf, gb, a.s);
+  on_solved(v);
 #pragma unroll
   for (int q = 0; q < C; ++q) out[q] = v[q];
   fence_proxy_async();
@@ -522,8 +550,12 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
 // kNeumann: a face is Neumann: the lines, planes and nodes solved are the args' span
 // (x_bulk_line_plane), and rows and planes of the slab past a Neumann face are its ghosts,
 // streamed from their mirrors (PlaneRing::produce_mirrored).
-template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false>
-__global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_pass_bulk_kernel(PassArgs<T> a) {
+// kSums: the x pass of a slab of a split z axis (SlabPassArgs): each lane keeps its rows'
+// two weighted sums over the block's planes in registers and writes them once at the end.
+template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false,
+          bool kSums = false>
+__global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
+    x_pass_bulk_kernel(std::conditional_t<kSums, SlabPassArgs<T>, PassArgs<T>> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
@@ -534,6 +566,9 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   const int ke = min(kb + a.kseg, last_of<kNeumann>(a, 2) + 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   T* stages;
+  if constexpr (kSums)
+    load_factors<T, C>(a.chunk_factors,
+                       reinterpret_cast<T*>(smem_raw + x_pass_bulk_factors_offset<T, L, NS, C, kStagedSource>(nx)));
   // kStagedSource: two staging rows per line warp and a barrier each for its f rows.
   const PlaneRing<T, NS> ring =
       x_bulk_setup<T, L, NS, kStagedSource ? L : 0>(smem_raw, stride, kb - 1, stages, kStagedSource ? 2 * L : L);
@@ -553,8 +588,14 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
 
   const int j = j0 + warp;
   const bool line = j <= last_of<kNeumann>(a, 1);  // warps past the grid solve garbage and store nothing
-  T al[C], gf[C], gb[C];
-  load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
+  // The lane's factors in registers, or with kSums in shared memory (loaded before the
+  // ring's setup barrier), this lane's C values at fac_lane, fac_lane + 32 C, + 64 C.
+  constexpr int RC = kSums ? 1 : C;
+  T al[RC], gf[RC], gb[RC];
+  const T* const fac_lane = reinterpret_cast<const T*>(
+                                smem_raw + x_pass_bulk_factors_offset<T, L, NS, C, kStagedSource>(nx)) +
+                            lane * C;
+  if constexpr (!kSums) load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
   // Row warp+1 of a slot, node first + lane C.
   const int lane_off = (warp + 1) * stride + first_of<kNeumann>(a, 0) + lane * C;
   T* stage = stages + warp * stride;
@@ -566,15 +607,52 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>()) x_
   }
   ring.wait(kb - 1);
   ring.wait(kb);
+  constexpr int SC = kSums ? C : 1;
+  T sum_first[SC], sum_last[SC];
+#pragma unroll
+  for (int q = 0; q < SC; ++q) sum_first[q] = sum_last[q] = T(0);
   for (int k = kb; k < ke; ++k) {
-    if constexpr (kStagedSource) {
-      const bool even = ((k - kb) & 1) == 0;
-      x_bulk_line_plane<T, NS, C, kSource, true, kNeumann>(a, ring, k, ke, j, line, lane_off, even ? stage : stage_b,
-                                                            al, gf, gb,
-                                                            {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u});
-    } else {
-      x_bulk_line_plane<T, NS, C, kSource, false, kNeumann>(a, ring, k, ke, j, line, lane_off, stage, al, gf, gb);
+    T w_first = T(0), w_last = T(0);
+    if constexpr (kSums) {
+      w_first = a.weights[k];
+      w_last = a.weights[nz + k];
     }
+    const auto add_to_sums = [&](const T(&v)[C]) {
+      if constexpr (kSums) {
+#pragma unroll
+        for (int q = 0; q < C; ++q) {
+          sum_first[q] = fma(w_first, v[q], sum_first[q]);
+          sum_last[q] = fma(w_last, v[q], sum_last[q]);
+        }
+      }
+    };
+    const auto plane = [&](const auto& fa, const auto& fg, const auto& fb) {
+      if constexpr (kStagedSource) {
+        const bool even = ((k - kb) & 1) == 0;
+        x_bulk_line_plane<T, NS, C, kSource, true, kNeumann>(
+            a, ring, k, ke, j, line, lane_off, even ? stage : stage_b, fa, fg, fb,
+            {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u}, add_to_sums);
+      } else {
+        x_bulk_line_plane<T, NS, C, kSource, false, kNeumann>(a, ring, k, ke, j, line, lane_off, stage, fa, fg, fb,
+                                                               {}, add_to_sums);
+      }
+    };
+    if constexpr (kSums)
+      plane(fac_lane, fac_lane + 32 * C, fac_lane + 64 * C);
+    else
+      plane(al, gf, gb);
+  }
+  if constexpr (kSums) {
+    // This lane's nodes first + lane C + q of line j (padding rows past the last are not).
+    const int node0 = first_of<kNeumann>(a, 0) + lane * C, last = last_of<kNeumann>(a, 0);
+    T* out = a.sums + 2 * nxy * blockIdx.y + static_cast<std::size_t>(j) * nx + node0;
+    if (line)
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (node0 + q <= last) {
+          out[q] = sum_first[q];
+          out[nxy + q] = sum_last[q];
+        }
   }
   if (lane == 0) bulk_wait();
 }

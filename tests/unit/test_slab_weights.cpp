@@ -1,0 +1,122 @@
+// The interface weights of a slab of a split z axis (solvers/cuda/fused_step/slab_weights.hpp),
+// checked without a GPU against a dense solve of the z line the fused z pass solves
+// (line_row's rows over the unknowns): on random data, the solution's first and last owned
+// rows are the weighted sums of the data, and a unit ghost value moves them by the
+// coupling coefficients, for a slab between two neighbours, one on a Neumann face of the
+// grid and one on a Dirichlet face (whose last row is no unknown: weights 0).
+#include "solvers/cuda/fused_step/slab_weights.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace adi3d {
+namespace {
+
+struct Slab {
+  BoundaryKind lo, hi;
+  bool ghost_lo, ghost_hi;
+};
+
+OperatorView<double> z_line(int nz, BoundaryKind lo, BoundaryKind hi) {
+  OperatorView<double> op{};
+  for (int a = 0; a < 3; ++a) {
+    op.n[a] = a == 2 ? nz : 4;
+    op.inv_h[a] = nz - 1;
+    op.inv_h2[a] = op.inv_h[a] * op.inv_h[a];
+    op.alpha[a] = 0.7;
+    op.lo[a] = op.hi[a] = BoundaryKind::dirichlet;
+  }
+  op.lo[2] = lo;
+  op.hi[2] = hi;
+  return op;
+}
+
+// x = M^-1 d over the unknowns (dense elimination; 0 off them).
+std::vector<double> dense_solve(const OperatorView<double>& op, double tau, std::vector<double> d) {
+  const int first = cuda::fused::first_unknown(op, 2), last = cuda::fused::last_unknown(op, 2);
+  const int m = last - first + 1;
+  std::vector<double> a(static_cast<std::size_t>(m) * m, 0.0), b(m);
+  for (int r = 0; r < m; ++r) {
+    const TriRow<double> row = cuda::fused::line_row(op, 2, tau, first + r);
+    if (r > 0) a[r * m + r - 1] = row.a;
+    a[r * m + r] = row.b;
+    if (r + 1 < m) a[r * m + r + 1] = row.c;
+    b[r] = d[first + r];
+  }
+  for (int c = 0; c < m; ++c)
+    for (int r = c + 1; r < m; ++r) {
+      const double f = a[r * m + c] / a[c * m + c];
+      for (int k = c; k < m; ++k) a[r * m + k] -= f * a[c * m + k];
+      b[r] -= f * b[c];
+    }
+  std::vector<double> x(d.size(), 0.0);
+  for (int r = m - 1; r >= 0; --r) {
+    double s = b[r];
+    for (int k = r + 1; k < m; ++k) s -= a[r * m + k] * x[first + k];
+    x[first + r] = s / a[r * m + r];
+  }
+  return x;
+}
+
+TEST(SlabWeights, WeightedSumsAndCouplingsMatchADenseSolve) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  const double tau = 0.013;
+  for (const Slab& slab : {Slab{BoundaryKind::dirichlet, BoundaryKind::dirichlet, true, true},
+                           Slab{BoundaryKind::neumann, BoundaryKind::dirichlet, false, true},
+                           Slab{BoundaryKind::dirichlet, BoundaryKind::dirichlet, true, false}}) {
+    for (int nz : {4, 5, 37}) {
+      SCOPED_TRACE(testing::Message() << "nz " << nz << " ghosts " << slab.ghost_lo << slab.ghost_hi);
+      const OperatorView<double> op = z_line(nz, slab.lo, slab.hi);
+      const int row_first = slab.ghost_lo ? 1 : 0, row_last = nz - 1 - (slab.ghost_hi ? 1 : 0);
+      const cuda::fused::SlabWeights<double> w =
+          cuda::fused::slab_weights(op, tau, row_first, row_last, slab.ghost_lo, slab.ghost_hi);
+      ASSERT_EQ(w.w.size(), 2u * nz);
+
+      std::vector<double> d(nz);
+      for (double& v : d) v = uniform(rng);
+      const std::vector<double> x = dense_solve(op, tau, d);
+      double sum_first = 0, sum_last = 0;
+      for (int k = 0; k < nz; ++k) {
+        sum_first += w.w[k] * d[k];
+        sum_last += w.w[nz + k] * d[k];
+      }
+      EXPECT_NEAR(sum_first, x[row_first], 1e-13);
+      EXPECT_NEAR(sum_last, x[row_last], 1e-13);
+      if (!slab.ghost_hi && slab.hi == BoundaryKind::dirichlet) {
+        EXPECT_EQ(sum_last, 0.0);  // the grid's Dirichlet face: no unknown
+      }
+
+      // A unit value in a ghost row enters the row beside it as s (line_row's coupling).
+      const int first = cuda::fused::first_unknown(op, 2), last = cuda::fused::last_unknown(op, 2);
+      std::vector<double> unit(nz, 0.0);
+      if (slab.ghost_lo) {
+        unit[first] = -cuda::fused::line_row(op, 2, tau, first).a;
+        EXPECT_DOUBLE_EQ(w.s_lo, unit[first]);
+        const std::vector<double> v = dense_solve(op, tau, unit);
+        EXPECT_NEAR(w.v_first, v[row_first], 1e-14);
+        EXPECT_NEAR(w.v_last, v[row_last], 1e-14);
+      } else {
+        EXPECT_EQ(w.v_first, 0.0);
+        EXPECT_EQ(w.v_last, 0.0);
+      }
+      std::fill(unit.begin(), unit.end(), 0.0);
+      if (slab.ghost_hi) {
+        unit[last] = -cuda::fused::line_row(op, 2, tau, last).c;
+        EXPECT_DOUBLE_EQ(w.s_hi, unit[last]);
+        const std::vector<double> v = dense_solve(op, tau, unit);
+        EXPECT_NEAR(w.w_first, v[row_first], 1e-14);
+        EXPECT_NEAR(w.w_last, v[row_last], 1e-14);
+      } else {
+        EXPECT_EQ(w.w_first, 0.0);
+        EXPECT_EQ(w.w_last, 0.0);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace adi3d
