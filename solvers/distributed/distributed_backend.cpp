@@ -30,9 +30,11 @@ class DistributedBackend<T>::Coupling final : public SlabCoupling<T> {
     b_.exchange_->allgather_on(message, gathered, lines().message_size(), stream);
   }
   bool timed() const override { return b_.timing_; }
-  void record(double reduced_seconds, double waited_seconds) override {
-    b_.times_.reduced += reduced_seconds;
-    b_.times_.waiting += waited_seconds;
+  void record(const SlabStepTimes& t) override {
+    b_.times_.sums += t.sums;
+    b_.times_.gathered += t.gathered;
+    b_.times_.reduced += t.reduced;
+    b_.times_.waiting += t.waited;
   }
 
  private:
@@ -229,6 +231,8 @@ bool DistributedBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, 
   last_fused_slab_ = false;
   if (!z_split()) return local_->fused_douglas_step(op, u, f, dt, tau, scratch);
   exchange_ghosts(u);
+  // (Ranks may take different paths: a middle rank has no moving face data, say. Both
+  // exchange the same planes and messages in the same order.)
   if (exchange_->gathers_on_streams() && local_->fused_slab_step(op, u, f, dt, tau, scratch, *coupling_))
     return last_fused_slab_ = true;
   // The stepper folds Neumann data into f before it takes this path (as for the local

@@ -20,6 +20,24 @@ void solve_reduced_systems(const ReducedLines& r, const T* messages, T* x_below,
   }
 }
 
+ReducedCombination reduced_combination(ReducedLines r, const std::vector<double>& coefficients) {
+  r.plane = 1;
+  r.per_line = false;
+  const std::size_t size = r.message_size();
+  const int unknowns = 2 * r.ranks;
+  std::vector<double> messages(size * r.ranks, 0.0), work(static_cast<std::size_t>(kReducedScratchPerRank) * r.ranks);
+  for (int p = 0; p < r.ranks; ++p)
+    for (int c = 0; c < 4; ++c) messages[p * size + r.v_first() + c] = coefficients[4 * p + c];
+  ReducedCombination out{std::vector<double>(unknowns), std::vector<double>(unknowns)};
+  for (int j = 0; j < unknowns; ++j) {
+    double& y = messages[(j / 2) * size + (j % 2 == 0 ? r.y_first() : r.y_last())];
+    y = 1.0;
+    solve_reduced_line(r, messages.data(), 0, work.data(), out.below[j], out.above[j]);
+    y = 0.0;
+  }
+  return out;
+}
+
 template void solve_reduced_systems(const ReducedLines&, const float*, float*, float*);
 template void solve_reduced_systems(const ReducedLines&, const double*, double*, double*);
 

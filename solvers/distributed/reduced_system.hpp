@@ -14,6 +14,7 @@
 #include "solvers/host_device.hpp"
 
 #include <cstddef>
+#include <vector>
 
 namespace adi3d {
 
@@ -115,6 +116,17 @@ ADI3D_HD void solve_reduced_line(const ReducedLines& r, const T* messages, std::
   x_below = r.me > 0 ? value(2 * r.me - 1) : r.periodic ? g : 0.0;
   x_above = r.me + 1 < r.ranks ? value(2 * r.me + 2) : r.periodic ? h : 0.0;
 }
+
+// Where every line has the same reduced matrix (constant alpha), the ghost values of rank
+// r.me are fixed linear functions of every rank's y: x_below = sum_j below[j] y_j and
+// x_above = sum_j above[j] y_j, with y_2p = yF_p and y_2p+1 = yL_p. From every rank's four
+// coefficients (vF, vL, wF, wL of rank p at 4p..4p+3), by solve_reduced_line on unit data:
+// the fused slab step then forms the ghost values in the pass that adds them to the z
+// pass's data, with no solve per line.
+struct ReducedCombination {
+  std::vector<double> below, above;  // 2 r.ranks each
+};
+ReducedCombination reduced_combination(ReducedLines r, const std::vector<double>& coefficients);
 
 // Every line's reduced system on the host (OpenMP over lines): x_below and x_above take a
 // plane each.

@@ -13,6 +13,14 @@ struct CUstream_st;
 
 namespace adi3d {
 
+// The parts of a fused slab step's coupling (seconds): from the end of the x pass to the
+// interface sums solved along y, to every rank's gathered, and to the reduced systems
+// solved (all beside the y pass); and how long the z pass waited for them after the y pass.
+struct SlabStepTimes {
+  double sums = 0, gathered = 0, reduced = 0;
+  double waited = 0;
+};
+
 template <class T>
 class SlabCoupling {
  public:
@@ -29,11 +37,9 @@ class SlabCoupling {
   // in rank order, queued on `stream`, a stream of the backend's device that is not
   // necessarily the backend's own.
   virtual void gather(const T* message, T* gathered, CUstream_st* stream) = 0;
-  // Whether the step times its parts (a synchronisation at its end), and where they go:
-  // the reduced systems (the gather and the solve, overlapped with the y pass) and the time
-  // the z pass waited for them, in seconds.
+  // Whether the step times its parts (a synchronisation at its end), and where they go.
   virtual bool timed() const = 0;
-  virtual void record(double reduced_seconds, double waited_seconds) = 0;
+  virtual void record(const SlabStepTimes& times) = 0;
 };
 
 }  // namespace adi3d

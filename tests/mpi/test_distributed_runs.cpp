@@ -107,8 +107,9 @@ template <class T>
 void expect_same_as_one_rank(const Case& c, double tolerance) {
   Communicator& comm = world();
   const FinalRun<T> run = final_run<T>(c.deck, c.overrides, &comm);
-  if (c.gpu_fused_slab && comm.size() > 1 && backend_kind() == BackendKind::cuda)
+  if (c.gpu_fused_slab && comm.size() > 1 && backend_kind() == BackendKind::cuda) {
     EXPECT_TRUE(run.fused_slab) << c.deck << ": the z lines were not coupled by the fused slab step";
+  }
   if (comm.rank() != 0) return;
   const std::vector<T>& distributed = run.field;
   const std::vector<T> reference = final_run<T>(c.deck, c.overrides, nullptr).field;

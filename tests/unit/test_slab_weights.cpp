@@ -3,8 +3,11 @@
 // (line_row's rows over the unknowns): on random data, the solution's first and last owned
 // rows are the weighted sums of the data, and a unit ghost value moves them by the
 // coupling coefficients, for a slab between two neighbours, one on a Neumann face of the
-// grid and one on a Dirichlet face (whose last row is no unknown: weights 0).
+// grid and one on a Dirichlet face (whose last row is no unknown: weights 0). And the
+// reduced systems' ghost values as fixed combinations of every rank's y
+// (reduced_combination) against their solve line by line.
 #include "solvers/cuda/fused_step/slab_weights.hpp"
+#include "solvers/distributed/reduced_system.hpp"
 
 #include <gtest/gtest.h>
 
@@ -116,6 +119,48 @@ TEST(SlabWeights, WeightedSumsAndCouplingsMatchADenseSolve) {
       }
     }
   }
+}
+
+TEST(ReducedCombination, GhostValuesAreTheCombinationsOfEveryRanksY) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> coefficient(0.0, 0.45), value(-1, 1);
+  for (bool periodic : {false, true})
+    for (int ranks = 1; ranks <= 5; ++ranks)
+      for (int me = 0; me < ranks; ++me) {
+        SCOPED_TRACE(testing::Message() << ranks << " ranks, rank " << me << (periodic ? ", periodic" : ""));
+        ReducedLines r;
+        r.plane = 3;  // lines
+        r.ranks = ranks;
+        r.me = me;
+        r.periodic = periodic;
+        const std::size_t size = r.message_size();
+        std::vector<double> coefficients(4 * ranks), messages(size * ranks);
+        for (int p = 0; p < ranks; ++p)
+          for (int c = 0; c < 4; ++c) {
+            // A ghost a rank lacks couples nothing (rank 0 below, the last rank above).
+            const bool none = !periodic && ((c < 2 && p == 0) || (c >= 2 && p == ranks - 1));
+            coefficients[4 * p + c] = none ? 0.0 : coefficient(rng);
+            messages[p * size + r.v_first() + c] = coefficients[4 * p + c];
+          }
+        for (int p = 0; p < ranks; ++p)
+          for (std::size_t q = 0; q < 2 * r.plane; ++q) messages[p * size + q] = value(rng);
+        const ReducedCombination combination = reduced_combination(r, coefficients);
+        std::vector<double> work(kReducedScratchPerRank * ranks);
+        for (std::size_t q = 0; q < r.plane; ++q) {
+          double below = 0, above = 0, combined_below = 0, combined_above = 0;
+          solve_reduced_line(r, messages.data(), q, work.data(), below, above);
+          for (int j = 0; j < 2 * ranks; ++j) {
+            const double y = messages[(j / 2) * size + (j % 2 == 0 ? r.y_first() : r.y_last()) + q];
+            combined_below += combination.below[j] * y;
+            combined_above += combination.above[j] * y;
+          }
+          EXPECT_NEAR(combined_below, below, 1e-14);
+          EXPECT_NEAR(combined_above, above, 1e-14);
+          if (!periodic && me == 0) {
+            EXPECT_EQ(combined_below, 0.0);
+          }
+        }
+      }
 }
 
 }  // namespace

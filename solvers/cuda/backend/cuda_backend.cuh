@@ -124,6 +124,13 @@ template <class T>
 void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
+// The fused slab step's ghost values into its z pass's data: for every line q,
+//   d_lo[q] += s_lo sum_j below[j] g_j[q],  d_hi[q] += s_hi sum_j above[j] g_j[q],
+// j < 2 ranks, g_j rank j/2's y_F (j even) or y_L plane in the gathered messages (`size`
+// values each, ReducedLines layout); a null d is left out (reduced_combination).
+template <class T>
+void launch_add_ghost_couplings(const T* gathered, std::size_t size, std::size_t plane, int ranks, const T* below,
+                                const T* above, T s_lo, T* d_lo, T s_hi, T* d_hi, cudaStream_t s);
 // out[i] = sum over b < blocks of in[b n + i], in order (the fused slab step's partial sums).
 template <class T>
 void launch_sum_blocks(const T* in, int blocks, std::size_t n, T* out, cudaStream_t s);

@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <type_traits>
 
@@ -502,6 +503,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  p.sms = sms;
   int unknowns[3];
   for (int axis = 0; axis < 3; ++axis) unknowns[axis] = fused::unknowns(op, axis);
   for (int axis = 0; axis < 3; ++axis) {
@@ -536,7 +538,8 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
     int per_sm = 0;
     ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.threads[axis],
                                                                    p.smem[axis]));
-    const int resident = std::max(1, per_sm) * sms;
+    p.per_sm[axis] = std::max(1, per_sm);
+    const int resident = p.per_sm[axis] * sms;
     if (axis == 0) {
       const int tiles = (unknowns[1] + x_lines(bulk) - 1) / x_lines(bulk);
       const int planes = unknowns[2];
@@ -584,11 +587,7 @@ void FusedDouglasStep<T>::plan_xy(int optin, int sms) {
 }
 
 template <class T>
-bool FusedDouglasStep<T>::prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device,
-                                  bool merge, CUstream_st* stream) {
-  const bool source = f != nullptr;
-  // (f too: the bulk x pass may load its rows.)
-  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
+bool FusedDouglasStep<T>::plan_for(const OperatorView<T>& op, int device, bool source, bool aligned, bool merge) {
   const int neumann = fused::neumann_face_mask(op);
   if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
       plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.neumann_faces != neumann || plan_.merge_xy != merge) {
@@ -597,7 +596,15 @@ bool FusedDouglasStep<T>::prepare(const OperatorView<T>& op, const T* u, const T
   }
   // The fallback kernel solves between Dirichlet faces only; whether a pass takes it is
   // known with the arrays' alignment (the bulk x pass fits lines the cp.async one does not).
-  if (neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2)) return false;
+  return !(neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2));
+}
+
+template <class T>
+bool FusedDouglasStep<T>::prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device,
+                                  bool merge, CUstream_st* stream) {
+  // (f too: the bulk x pass may load its rows.)
+  const bool aligned = aligned16(u) && aligned16(d) && (!f || aligned16(f));
+  if (!plan_for(op, device, f != nullptr, aligned, merge)) return false;
 
   std::size_t total = 0;
   int cap[3];
@@ -727,6 +734,17 @@ void FusedDouglasStep<T>::launch_chunked_pass(const fused::PassArgs<T>& args, in
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
+// Multiprocessors the fused slab step's y pass leaves to the reduced systems beside it.
+constexpr int kSideSMs = 8;
+// ADI3D_SLAB_SIDE_SMS overrides it, for measuring the choice (docs/perf).
+int side_sms() {
+  static const int n = [] {
+    const char* v = std::getenv("ADI3D_SLAB_SIDE_SMS");
+    return v ? std::max(0, std::atoi(v)) : kSideSMs;
+  }();
+  return n;
+}
+
 // run_slab's state on one device: the weights of the slab's lines, the buffers of the
 // interface sums and of the reduced systems, the stream that solves them beside the y
 // pass, and the events that order the two streams (and time them).
@@ -734,22 +752,28 @@ template <class T>
 struct FusedDouglasStep<T>::Slab {
   int device = -1;
   cudaStream_t side = nullptr;
-  cudaEvent_t x_done = nullptr, reduced_done = nullptr, y_done = nullptr, step_done = nullptr;
+  cudaEvent_t x_done = nullptr, sums_done = nullptr, gather_done = nullptr, y_done = nullptr, step_done = nullptr;
   // What the weights were made for: tau, alpha and 1/h^2 along z, n_z, the z faces, the
   // owned rows and the ghosts.
   std::vector<double> key;
   fused::SlabWeights<T> host;
-  Array<T> weights;  // 2 n_z, then vF, vL, wF, wL (the message's coefficients)
-  Array<T> partials, sums, message, gathered, ghosts;
+  // 2 n_z, this rank's vF, vL, wF, wL, then the combinations of the ghost values below and
+  // above (2 ranks each)
+  Array<T> weights;
+  Array<T> partials, sums, message, gathered;
   std::vector<std::size_t> zeroed_for;  // plane, segments and Neumann faces partials were zeroed for
 
   explicit Slab(int d) : device(d) {
-    ADI3D_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-    for (cudaEvent_t* e : {&x_done, &reduced_done, &y_done, &step_done}) ADI3D_CUDA_CHECK(cudaEventCreate(e));
+    // The greatest priority: its blocks go first as the passes' blocks retire.
+    int least = 0, greatest = 0;
+    ADI3D_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    ADI3D_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, greatest));
+    for (cudaEvent_t* e : {&x_done, &sums_done, &gather_done, &y_done, &step_done})
+      ADI3D_CUDA_CHECK(cudaEventCreate(e));
   }
   ~Slab() {
     // Destructors do not throw: a failure here has been reported by the work that caused it.
-    for (cudaEvent_t e : {x_done, reduced_done, y_done, step_done}) cudaEventDestroy(e);
+    for (cudaEvent_t e : {x_done, sums_done, gather_done, y_done, step_done}) cudaEventDestroy(e);
     cudaStreamDestroy(side);
   }
   Slab(const Slab&) = delete;
@@ -766,32 +790,45 @@ struct FusedDouglasStep<T>::Slab {
 };
 
 template <class T>
+bool FusedDouglasStep<T>::slab_applies(const OperatorView<T>& op, bool source, const SlabCoupling<T>& coupling,
+                                       int device) {
+  if (op.alpha_field || !applies(op, device) || coupling.lines().per_line) return false;
+  for (int axis = 0; axis < 3; ++axis)
+    if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
+  // (The backend's allocations are 16-byte aligned.)
+  if (!plan_for(op, device, source, true, false)) return false;
+  if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
+  const int neumann = fused::neumann_face_mask(op);
+  const bool built = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
+    return x_sums_kernel<T, C.value>(neumann != 0, source, plan_.x_bulk_lines, plan_.x_staged_source) != nullptr;
+  });
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return built && fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
+           return x_sums_smem_bytes<T, C.value>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
+         }) <= static_cast<std::size_t>(optin);
+}
+
+template <class T>
 bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d,
                                    CUstream_st* stream, SlabCoupling<T>& coupling) {
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  if (op.alpha_field || !applies(op, device)) return false;
-  for (int axis = 0; axis < 3; ++axis)
-    if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
-  const ReducedLines lines = coupling.lines();
-  if (lines.per_line || lines.ranks > 16) return false;  // the reduced kernel's limit
-  if (!prepare(op, u, f, d, tau, device, false, stream)) return false;
-  if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
+  if (!slab_applies(op, f != nullptr, coupling, device) || !prepare(op, u, f, d, tau, device, false, stream))
+    return false;
   const int neumann = fused::neumann_face_mask(op);
   const SlabXKernel<T> x_kernel = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
     return x_sums_kernel<T, C.value>(neumann != 0, plan_.source, plan_.x_bulk_lines, plan_.x_staged_source);
   });
-  if (!x_kernel) return false;
   const std::size_t x_smem = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
     return x_sums_smem_bytes<T, C.value>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
   });
-  int optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (x_smem > static_cast<std::size_t>(optin)) return false;
+  if (!x_kernel) return false;
 
   cudaStream_t s = stream;
   if (!slab_ || slab_->device != device) slab_ = std::make_shared<Slab>(device);
   Slab& sl = *slab_;
+  const ReducedLines lines = coupling.lines();
   const int nz = op.n[2];
   const int lo = fused::first_unknown(op, 2), hi = fused::last_unknown(op, 2);
   const std::vector<double> key{static_cast<double>(tau), static_cast<double>(op.alpha[2]),
@@ -799,16 +836,25 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
                                 static_cast<double>(lo), static_cast<double>(hi),
                                 static_cast<double>(coupling.row_first()), static_cast<double>(coupling.row_last()),
                                 static_cast<double>(coupling.ghost_lo()), static_cast<double>(coupling.ghost_hi())};
-  if (key != sl.key) {
+  // The weights of the sums and this rank's coupling coefficients, set once per line
+  // matrix; the combinations that make the ghost values follow from every rank's
+  // coefficients, which come with the first gather (below).
+  const bool new_lines = key != sl.key;
+  if (new_lines) {
     sl.host = fused::slab_weights(op, tau, coupling.row_first(), coupling.row_last(), coupling.ghost_lo(),
                                   coupling.ghost_hi());
     std::vector<T> w = sl.host.w;
     w.insert(w.end(), {sl.host.v_first, sl.host.v_last, sl.host.w_first, sl.host.w_last});
+    w.resize(w.size() + 4 * lines.ranks, T(0));  // the combinations
     Slab::reserve(sl.weights, w.size(), s);
     ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.weights.data(), w.data(), w.size() * sizeof(T), cudaMemcpyHostToDevice, s));
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // w is pageable and goes out of scope
     sl.key = key;
   }
+  const T* coefficients = sl.weights.data() + 2 * nz;
+  T* const combinations = sl.weights.data() + 2 * nz + 4;
+  const T* below = combinations;
+  const T* above = combinations + 2 * lines.ranks;
   const std::size_t plane = static_cast<std::size_t>(op.n[0]) * op.n[1];
   const int segments = plan_.grid[0][1];
   const std::size_t size = lines.message_size();
@@ -816,7 +862,6 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   Slab::reserve(sl.sums, 4 * plane, s);
   Slab::reserve(sl.message, size, s);
   Slab::reserve(sl.gathered, size * lines.ranks, s);
-  Slab::reserve(sl.ghosts, 2 * plane, s);
   // The x pass writes the sums of its unknown nodes only: the others must read 0.
   const std::vector<std::size_t> shape{plane, static_cast<std::size_t>(segments), static_cast<std::size_t>(neumann)};
   if (shape != sl.zeroed_for) {
@@ -844,7 +889,9 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
 
   // Beside the y pass: the sums (planes 1 and 2 of a 4-plane slab), solved along y as the
   // y pass solves d (the sums are linear in d, the y and z solves commute), into this
-  // rank's message, gathered, and the reduced systems solved for the ghost values.
+  // rank's message with its coefficients, and every rank's gathered. (A rank whose
+  // backend declines this step couples its lines by the same messages: the ranks need
+  // not agree on the path.)
   ADI3D_CUDA_CHECK(cudaStreamWaitEvent(sl.side, sl.x_done, 0));
   launch_sum_blocks(sl.partials.data(), segments, 2 * plane, sl.sums.data() + plane, sl.side);
   fused::PassArgs<T> ys = args;
@@ -856,29 +903,56 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   launch_chunked_pass(ys, 1, neumann != 0, sl.side, std::min(plan_.grid[1][0], 2 * tiles_i));
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data(), sl.sums.data() + plane, 2 * plane * sizeof(T),
                                    cudaMemcpyDeviceToDevice, sl.side));
-  ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data() + lines.v_first(), sl.weights.data() + 2 * nz, 4 * sizeof(T),
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data() + lines.v_first(), coefficients, 4 * sizeof(T),
                                    cudaMemcpyDeviceToDevice, sl.side));
+  const bool timed = coupling.timed();
+  if (timed) ADI3D_CUDA_CHECK(cudaEventRecord(sl.sums_done, sl.side));
   coupling.gather(sl.message.data(), sl.gathered.data(), sl.side);
-  launch_solve_reduced_lines(lines, sl.gathered.data(), sl.ghosts.data(), sl.ghosts.data() + plane, sl.side);
-  ADI3D_CUDA_CHECK(cudaEventRecord(sl.reduced_done, sl.side));
+  ADI3D_CUDA_CHECK(cudaEventRecord(sl.gather_done, sl.side));
 
-  // y pass; the ghost values join the rows beside the ghost planes; z pass and update.
+  // y pass, on all but side_sms() multiprocessors (its blocks are persistent: on all of
+  // them they would hold the side stream's kernels and the gather back until it ends);
+  // the ghost values, combined from the gathered sums, join the rows beside the ghost
+  // planes; z pass and update.
   for_axis(args, 1);
-  launch_chunked_pass(args, 1, neumann != 0, s);
+  launch_chunked_pass(args, 1, neumann != 0, s,
+                      std::min(plan_.grid[1][0], std::max(1, plan_.sms - side_sms()) * plan_.per_sm[1]));
   ADI3D_CUDA_CHECK(cudaEventRecord(sl.y_done, s));
-  ADI3D_CUDA_CHECK(cudaStreamWaitEvent(s, sl.reduced_done, 0));
-  if (coupling.ghost_lo()) launch_axpy(sl.host.s_lo, sl.ghosts.data(), d + lo * plane, plane, s);
-  if (coupling.ghost_hi()) launch_axpy(sl.host.s_hi, sl.ghosts.data() + plane, d + hi * plane, plane, s);
+  if (new_lines) {
+    // Every rank's coefficients, from the gathered messages, make the combinations.
+    ADI3D_CUDA_CHECK(cudaEventSynchronize(sl.gather_done));
+    std::vector<T> gathered(size * lines.ranks);
+    ADI3D_CUDA_CHECK(cudaMemcpy(gathered.data(), sl.gathered.data(), gathered.size() * sizeof(T),
+                                cudaMemcpyDeviceToHost));
+    std::vector<double> all(4 * static_cast<std::size_t>(lines.ranks));
+    for (int p = 0; p < lines.ranks; ++p)
+      for (int c = 0; c < 4; ++c) all[4 * p + c] = static_cast<double>(gathered[p * size + lines.v_first() + c]);
+    const ReducedCombination combination = reduced_combination(lines, all);
+    std::vector<T> w(combination.below.begin(), combination.below.end());
+    w.insert(w.end(), combination.above.begin(), combination.above.end());
+    ADI3D_CUDA_CHECK(cudaMemcpyAsync(combinations, w.data(), w.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    ADI3D_CUDA_CHECK(cudaStreamSynchronize(s));  // w is pageable
+  }
+  ADI3D_CUDA_CHECK(cudaStreamWaitEvent(s, sl.gather_done, 0));
+  launch_add_ghost_couplings(sl.gathered.data(), size, plane, lines.ranks, below, above, sl.host.s_lo,
+                             coupling.ghost_lo() ? d + lo * plane : nullptr, sl.host.s_hi,
+                             coupling.ghost_hi() ? d + hi * plane : nullptr, s);
   for_axis(args, 2);
   launch_chunked_pass(args, 2, neumann != 0, s);
 
-  if (coupling.timed()) {
+  if (timed) {
     ADI3D_CUDA_CHECK(cudaEventRecord(sl.step_done, s));
     ADI3D_CUDA_CHECK(cudaEventSynchronize(sl.step_done));
-    float reduced = 0, waited = 0;
-    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&reduced, sl.x_done, sl.reduced_done));
-    ADI3D_CUDA_CHECK(cudaEventElapsedTime(&waited, sl.y_done, sl.reduced_done));
-    coupling.record(1e-3 * reduced, 1e-3 * std::max(0.0f, waited));
+    auto seconds = [&](cudaEvent_t from, cudaEvent_t to) {
+      float ms = 0;
+      ADI3D_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+      return 1e-3 * ms;
+    };
+    SlabStepTimes t;
+    t.sums = seconds(sl.x_done, sl.sums_done);
+    t.gathered = t.reduced = seconds(sl.x_done, sl.gather_done);
+    t.waited = std::max(0.0, seconds(sl.y_done, sl.gather_done));
+    coupling.record(t);
   }
   return true;
 }

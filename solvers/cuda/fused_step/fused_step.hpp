@@ -65,14 +65,15 @@ class FusedDouglasStep {
   // The step of one slab of a split z axis (Backend::fused_slab_step; op: the slab's, u's
   // ghost planes filled): run()'s three passes, where the x pass also forms the slab's
   // interface sums (slab_weights.hpp). Once it is done, a second stream reduces them,
-  // solves them along y, gathers every rank's through `coupling` and solves the reduced
-  // systems while the y pass runs; then the ghost values join d beside the ghost planes
-  // and the z pass solves and updates u. 7 arrays, as run(), and a few planes. Returns
-  // false, launching nothing, where op has an alpha field, the x pass is not the bulk one
-  // (sm_90, rows of 16-byte units), a pass takes the fallback kernel, or more than 16 ranks
-  // share the z lines.
+  // solves them along y and gathers every rank's through `coupling` while the y pass runs;
+  // then the ghost values, fixed combinations of the gathered sums (reduced_combination),
+  // join d beside the ghost planes and the z pass solves and updates u. 7 arrays, as run(),
+  // and a few planes. Returns false, launching nothing, where op has an alpha field, the x
+  // pass is not the bulk one (sm_90, rows of 16-byte units) or a pass takes the fallback
+  // kernel (slab_applies).
   bool run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream,
                 SlabCoupling<T>& coupling);
+
   // Whether the x and y passes may run as one kernel (fused_step_xy_kernel.cuh: d between
   // them through L2), where it applies; off by default (CudaPolicy::fused_xy says why).
   void set_merge_xy(bool merge) { merge_xy_ = merge; }
@@ -101,6 +102,8 @@ class FusedDouglasStep {
     int grid[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     std::size_t smem[3] = {0, 0, 0};
     int kseg = 0;  // x pass: planes per block
+    int sms = 0;   // the device's multiprocessors
+    int per_sm[3] = {0, 0, 0};  // blocks of each chunked pass resident per multiprocessor
     bool merge_xy = false;  // the x and y passes as one kernel (the fields below)
     bool xy = false;
     int xy_grid = 0, xy_partitions = 0, xy_kseg = 0;
@@ -108,8 +111,12 @@ class FusedDouglasStep {
   };
   void make_plan(const OperatorView<T>& op, int device, bool source, bool aligned);
   void plan_xy(int optin, int sms);
-  // The plan for op and these arrays (merge: whether the merged x-y kernel may take it)
-  // and the factors on the device (pass_offset_, pass_s_). False where run() declines.
+  // Whether run_slab takes op (with a source or without, arrays 16-byte aligned).
+  bool slab_applies(const OperatorView<T>& op, bool source, const SlabCoupling<T>& coupling, int device);
+  // The plan for op and arrays so aligned (merge: whether the merged x-y kernel may take
+  // it); false where run() declines.
+  bool plan_for(const OperatorView<T>& op, int device, bool source, bool aligned, bool merge);
+  // plan_for these arrays, and the factors on the device (pass_offset_, pass_s_).
   bool prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device, bool merge,
                CUstream_st* stream);
   // One pass by the plan's chunked kernel (grid_x: its blocks, 0: the plan's).
