@@ -1,5 +1,6 @@
 #include "app/heat_run.hpp"
 
+#include "app/finite_check.hpp"
 #include "app/progress.hpp"
 #include "physics/grid_functions.hpp"
 #include "solvers/distributed/local_slab.hpp"
@@ -21,10 +22,11 @@ long step_count(double t_end, double dt) {
 
 template <class T>
 physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion<T>& diffusion, double t,
-                                  Backend<T>& backend, const T* u) {
+                                  Backend<T>& backend, const T* u, Communicator* comm) {
   const Grid3& grid = diffusion.grid;
   std::vector<T> host(grid.size());
-  physics::sample_grid(exact, grid, t, host.data());
+  require_finite_sampling(exact, t, physics::sample_grid(exact, grid, t, host.data()),
+                          diffusion.slab.distributed() ? comm : nullptr);
   Array<T> reference = backend.allocate(grid.size());
   backend.upload(host.data(), reference.data(), grid.size());
   // A distributed backend's norms of grid arrays cover every rank's owned planes.
@@ -44,7 +46,8 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
     backend.upload(slab.data(), u.data(), grid.size());
   } else {
     std::vector<T> host(grid.size());
-    physics::sample_grid(problem.initial, grid, 0.0, host.data());
+    require_finite_sampling(problem.initial, 0.0, physics::sample_grid(problem.initial, grid, 0.0, host.data()),
+                            problem.comm);
     backend.upload(host.data(), u.data(), grid.size());
   }
   DouglasStepper<T> stepper(backend, problem.diffusion, *problem.forcing, config.theta);
@@ -62,6 +65,8 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
     const double dt = std::min(config.dt, config.t_end - t);
     stepper.step(u.data(), t, dt);
     t = (s + 1 == steps) ? config.t_end : t + dt;
+    if ((s + 1) % kFiniteCheckEvery == 0 || s + 1 == steps || (observer && observer->writes_at(s + 1, t)))
+      require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", s + 1, t));
     if (observer) observer->on_step(s + 1, t, backend, u.data());
     progress.update(s + 1, fmt::format("t = {:.4g}", t));
   }
@@ -72,7 +77,8 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   result.t_final = t;
   result.fused_steps = stepper.fused_steps();
   if (observer) observer->on_end(result.steps, t, backend, u.data());
-  if (problem.exact) result.error = error_against(*problem.exact, problem.diffusion, t, backend, u.data());
+  if (problem.exact)
+    result.error = error_against(*problem.exact, problem.diffusion, t, backend, u.data(), problem.comm);
   return result;
 }
 
@@ -81,8 +87,8 @@ template RunResult run_heat(const io::RunConfig&, const ProblemSetup<float>&, Ba
 template RunResult run_heat(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&, bool,
                             RunObserver<double>*, const HeatStart<double>*);
 template physics::ErrorNorms error_against(const physics::Formula&, const Diffusion<float>&, double,
-                                           Backend<float>&, const float*);
+                                           Backend<float>&, const float*, Communicator*);
 template physics::ErrorNorms error_against(const physics::Formula&, const Diffusion<double>&, double,
-                                           Backend<double>&, const double*);
+                                           Backend<double>&, const double*, Communicator*);
 
 }  // namespace adi3d::app

@@ -29,6 +29,13 @@ class RunObserver {
   virtual void on_start(long step, double t, Backend<T>& backend, const T* u) = 0;
   virtual void on_step(long step, double t, Backend<T>& backend, const T* u) = 0;
   virtual void on_end(long step, double t, Backend<T>& backend, const T* u) = 0;
+  // Whether on_step at this step writes something (a snapshot, a checkpoint): the run then
+  // checks that the field is finite first (finite_check.hpp). An observer that cannot say
+  // is checked before every step.
+  virtual bool writes_at(long step, double t) const {
+    (void)step, (void)t;
+    return true;
+  }
 };
 
 // Where a restarted run continues: the step count and time of a checkpoint and its field
@@ -46,10 +53,10 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
                    const HeatStart<T>* start = nullptr);
 
 // Errors of a backend field (the rank's slab) against the exact formula at time t, over
-// the whole grid.
+// the whole grid. An exact solution that is not finite there is NonFiniteFormula.
 template <class T>
 physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion<T>& diffusion, double t,
-                                  Backend<T>& backend, const T* u);
+                                  Backend<T>& backend, const T* u, Communicator* comm = nullptr);
 
 // Number of steps to reach t_end with steps of at most dt (the last one may be shorter).
 long step_count(double t_end, double dt);

@@ -1,5 +1,6 @@
 #include "app/poisson_run.hpp"
 
+#include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
 #include "app/progress.hpp"
 #include "physics/grid_functions.hpp"
@@ -19,7 +20,8 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   Array<T> u = backend.allocate(grid.size());
   {
     std::vector<T> host(grid.size());
-    physics::sample_grid(problem.initial, grid, 0.0, host.data());
+    require_finite_sampling(problem.initial, 0.0, physics::sample_grid(problem.initial, grid, 0.0, host.data()),
+                            problem.comm);
     backend.upload(host.data(), u.data(), grid.size());
   }
   PoissonOptions options;
@@ -41,7 +43,16 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   backend.synchronize();
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (problem.exact) result.error = error_against(*problem.exact, problem.diffusion, 0.0, backend, u.data());
+  if (result.report.non_finite) {
+    // Before anything is written: the data's fault (a deck error), else the field's.
+    const std::string when = fmt::format("at Poisson iteration {}", result.report.iterations);
+    require_finite_run(problem, backend, u.data(), when);
+    throw FieldNotFinite(fmt::format("the Poisson residual is no longer finite {} although the field and the "
+                                     "data are: their values overflow; rescale the problem",
+                                     when));
+  }
+  if (problem.exact)
+    result.error = error_against(*problem.exact, problem.diffusion, 0.0, backend, u.data(), problem.comm);
   if (observer) observer->on_end(result.report.iterations, 0.0, backend, u.data());
   return result;
 }

@@ -1,5 +1,6 @@
 #include "app/problem_setup.hpp"
 
+#include "app/finite_check.hpp"
 #include "io/field_input.hpp"
 #include "physics/grid_functions.hpp"
 #include "solvers/distributed/local_slab.hpp"
@@ -14,7 +15,9 @@ namespace adi3d::app {
 physics::Formula compile_formula(const io::Deck& deck, const io::FormulaText& text,
                                  const std::vector<std::string>& variables) {
   try {
-    return physics::Formula(text.text, variables);
+    physics::Formula f(text.text, variables);
+    f.set_key(text.key);
+    return f;
   } catch (const physics::FormulaError& e) {
     deck.fail(text.key, fmt::format("bad formula at position {}: {}", e.position() + 1, e.what()));
   }
@@ -51,12 +54,20 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
       // Plane by plane at each local plane's own z (a periodic axis's ghost planes take
       // the planes they wrap to, as on one rank).
       s.diffusion.alpha_field.resize(slab.local.size());
+      std::optional<physics::NonFiniteNode> bad;
       for (int k = 0; k < slab.local.n[2]; ++k) {
         Grid3 plane = config.grid;
         plane.n[2] = 1;
         plane.lo[2] = config.grid.coord(2, slab.whole_plane(k));
-        physics::sample_grid(alpha, plane, 0.0, s.diffusion.alpha_field.data() + k * slab.plane());
+        const auto node = physics::sample_grid(alpha, plane, 0.0, s.diffusion.alpha_field.data() + k * slab.plane());
+        if (!bad) bad = node;
       }
+      // Every rank learns of a bad node on any: the deck error is then the same on all.
+      if (const auto sample = agree_on_sample(
+              bad ? std::optional(physics::NonFiniteSample{alpha.key(), bad->x, bad->y, bad->z, 0.0, bad->value})
+                  : std::nullopt,
+              comm))
+        deck.fail("material.diffusivity", "the formula " + physics::describe(*sample));
       for (T v : s.diffusion.alpha_field)
         if (!(v > T(0)))
           deck.fail("material.diffusivity", fmt::format("the formula gives {} somewhere on the grid; "

@@ -2,6 +2,7 @@
 #include "app/backend_choice.hpp"
 #include "app/command_line.hpp"
 #include "app/commands.hpp"
+#include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
 #include "app/output_dir.hpp"
 #include "io/snapshot_files.hpp"
@@ -242,8 +243,17 @@ int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
                                               parsed->restart, restart->step, restart->time, config.dt));
     }
     const io::CheckpointState* from = restart ? &*restart : nullptr;
-    return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive, from, mpi)
-                                                  : run_typed<float>(deck, config, interactive, from, mpi);
+    try {
+      return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive, from, mpi)
+                                                    : run_typed<float>(deck, config, interactive, from, mpi);
+    } catch (const physics::NonFiniteFormula& e) {
+      // Found while running, but the deck's fault: a deck error at the formula's line.
+      deck.fail(e.sample().key, physics::describe(e.sample()));
+    }
+  } catch (const FieldNotFinite& e) {
+    // Every rank found it at the same check (finite_check.hpp).
+    report(fmt::format("adi3d: error: {}", e.what()));
+    return kExitRuntime;
   } catch (const io::CheckpointError& e) {
     report(fmt::format("adi3d: {}", e.what()));
     return kExitUsage;

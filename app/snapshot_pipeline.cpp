@@ -5,6 +5,7 @@
 #include "io/hdf5_snapshots.hpp"
 #include "io/vtk_snapshots.hpp"
 #include "physics/grid_functions.hpp"
+#include "physics/non_finite.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -62,7 +63,11 @@ SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const Problem
   const std::vector<std::string>& fields = config.output.fields;
   want_u_ = fields.empty() || has(fields, "u");
   want_error_ = has(fields, "error") && problem.exact;
-  if (want_error_) exact_ = std::make_shared<physics::Formula>(problem.exact->text());
+  if (want_error_) {
+    auto exact = std::make_shared<physics::Formula>(problem.exact->text());
+    exact->set_key(problem.exact->key());
+    exact_ = std::move(exact);
+  }
   if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty()) {
     const std::vector<T> alpha = gather(problem.diffusion.alpha_field.data() + slab_.owned_offset());
     if (!comm_ || comm_->rank() == 0)
@@ -113,7 +118,10 @@ void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, con
     if (want_u_) s.fields.push_back(to_field("u", host->data(), host->size(), single));
     if (exact_) {
       std::vector<double> e(host->size());
-      physics::sample_grid(*exact_, grid_, t, e.data());
+      // On the writer thread, so the record cannot wait for the next check: the job fails,
+      // and its error reaches the main thread at the next snapshot or the end.
+      if (const auto bad = physics::sample_grid(*exact_, grid_, t, e.data()))
+        throw physics::NonFiniteFormula({exact_->key(), bad->x, bad->y, bad->z, t, bad->value});
       double sum_squares = 0, max_abs = 0;
       for (std::size_t i = 0; i < e.size(); ++i) {
         e[i] = static_cast<double>((*host)[i]) - e[i];
@@ -163,15 +171,29 @@ void SnapshotPipeline<T>::on_start(long step, double t, Backend<T>& backend, con
 }
 
 template <class T>
+bool SnapshotPipeline<T>::snapshot_due(long step, double t) const {
+  const io::OutputConfig& o = config_.output;
+  return (o.every > 0 && step % o.every == 0) || (o.interval > 0 && t >= next_time_ * (1 - 1e-12));
+}
+
+template <class T>
+bool SnapshotPipeline<T>::checkpoint_due(long step) const {
+  return config_.output.checkpoint_every > 0 && step % config_.output.checkpoint_every == 0;
+}
+
+template <class T>
+bool SnapshotPipeline<T>::writes_at(long step, double t) const {
+  return snapshot_due(step, t) || checkpoint_due(step);
+}
+
+template <class T>
 void SnapshotPipeline<T>::on_step(long step, double t, Backend<T>& backend, const T* u) {
   const io::OutputConfig& o = config_.output;
-  bool due = o.every > 0 && step % o.every == 0;
-  if (o.interval > 0 && t >= next_time_ * (1 - 1e-12)) {
-    due = true;
+  const bool due = snapshot_due(step, t);
+  if (o.interval > 0)
     while (next_time_ <= t * (1 + 1e-12)) next_time_ += o.interval;
-  }
   if (due) snapshot(step, t, backend, u);
-  if (o.checkpoint_every > 0 && step % o.checkpoint_every == 0) checkpoint(step, t, backend, u);
+  if (checkpoint_due(step)) checkpoint(step, t, backend, u);
 }
 
 template <class T>

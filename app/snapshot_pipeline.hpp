@@ -43,6 +43,7 @@ class SnapshotPipeline final : public RunObserver<T> {
   void on_step(long step, double t, Backend<T>& backend, const T* u) override;
   // The final snapshot (unless the last step just wrote one), then finish().
   void on_end(long step, double t, Backend<T>& backend, const T* u) override;
+  bool writes_at(long step, double t) const override;
 
   // Queues one snapshot of u (backend memory) now; rethrows an earlier write failure.
   void snapshot(long step, double t, Backend<T>& backend, const T* u);
@@ -57,6 +58,8 @@ class SnapshotPipeline final : public RunObserver<T> {
   std::vector<std::string> outputs() const;
 
  private:
+  bool snapshot_due(long step, double t) const;
+  bool checkpoint_due(long step) const;
   // The whole field in host memory: null on the ranks other than 0 of a distributed run.
   std::shared_ptr<std::vector<T>> download(Backend<T>& backend, const T* u);
   // The whole field from each rank's slab (owned planes), on rank 0.
@@ -72,7 +75,7 @@ class SnapshotPipeline final : public RunObserver<T> {
   std::shared_ptr<const physics::Formula> exact_;  // the pipeline's own copy (writer thread)
   bool resumed_;
   bool want_error_ = false, want_u_ = false;
-  double next_time_ = 0;
+  double next_time_ = 0;  // the next output.interval snapshot's time
   long last_snapshot_step_ = -1;
   long snapshots_ = 0, checkpoints_ = 0;
   io::WriterQueue queue_;  // last: its thread stops before the members it uses go

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace adi3d::io {
@@ -152,6 +153,17 @@ RunConfig read_run_config(const Deck& deck) {
     if (!(c.hi[a] > c.grid.lo[a])) deck.fail("grid.hi", "must exceed grid.lo on every axis");
     c.grid.h[a] = grid_spacing(c.grid.lo[a], c.hi[a], c.grid.n[a], c.bc.periodic(a));
   }
+  // The lines along an axis are counted in int and unsigned by the line solvers (cuSPARSE
+  // batches, the CUDA x-line solve), so every plane of the grid must have fewer nodes than
+  // INT_MAX; 65536 x 65536 lines would have wrapped to 0. Totals and offsets are size_t.
+  for (int a = 0; a < 3; ++a) {
+    const int u = (a + 1) % 3, v = (a + 2) % 3;
+    const double plane = static_cast<double>(c.grid.n[u]) * c.grid.n[v];
+    if (plane > std::numeric_limits<int>::max())
+      deck.fail("grid.n", fmt::format("{} x {} nodes in a plane is more than the {} lines an axis may have; "
+                                      "make the grid smaller",
+                                      c.grid.n[u], c.grid.n[v], std::numeric_limits<int>::max()));
+  }
 
   c.diffusivity = read_diffusivity(deck);
   if (deck.has("initial.u")) c.initial = {deck.get_string("initial.u"), "initial.u"};
@@ -179,6 +191,13 @@ RunConfig read_run_config(const Deck& deck) {
                                      {"cuda", BackendChoice::cuda}});
   c.precision = choose<Precision>(deck, "solver.precision", "double",
                                   {{"double", Precision::f64}, {"float", Precision::f32}});
+  // A float run steps with dt (and theta dt) in float: outside float's normal range they
+  // become 0, a denormal or inf, and the steps silently do nothing or blow up.
+  if (c.problem == ProblemType::heat && c.precision == Precision::f32 &&
+      !(c.dt >= std::numeric_limits<float>::min() && c.dt <= std::numeric_limits<float>::max()))
+    deck.fail("time.dt", fmt::format("is not representable in float (normal range {:g} to {:g}); use "
+                                     "solver.precision = double or rescale time",
+                                     std::numeric_limits<float>::min(), std::numeric_limits<float>::max()));
   c.device = static_cast<int>(deck.query_int("solver.device").value_or(0));
   if (c.device < 0) deck.fail("solver.device", "must be >= 0");
   c.tol = deck.query_double("solver.tol").value_or(0);

@@ -30,6 +30,10 @@ class Formula {
   Formula& operator=(Formula&&) noexcept;
 
   const std::string& text() const { return text_; }
+  // The deck key the formula came from (source.f, ...), for messages; set by whoever
+  // compiled it from a deck.
+  const std::string& key() const { return key_; }
+  void set_key(std::string key) { key_ = std::move(key); }
   // The same expression as C++ over doubles x, y, z, t (formula_codegen.hpp).
   const std::string& device_expression() const { return device_expression_; }
   bool uses(const std::string& variable) const;
@@ -45,6 +49,7 @@ class Formula {
   Engine& engine() const;
 
   std::string text_;
+  std::string key_;
   std::string device_expression_;
   std::vector<std::string> used_;
   double constant_ = 0;

@@ -10,8 +10,14 @@
 namespace adi3d::physics {
 
 template <class T>
+void FormulaForcing<T>::record(const Formula& f, double t, const std::optional<NonFiniteNode>& node) const {
+  if (!node || host_non_finite_) return;
+  host_non_finite_ = NonFiniteSample{f.key(), node->x, node->y, node->z, t, node->value};
+}
+
+template <class T>
 void FormulaForcing<T>::source(double t, T* out) const {
-  sample_grid(source_, grid_, t, out);
+  record(source_, t, sample_grid(source_, grid_, t, out));
 }
 
 template <class T>
@@ -20,7 +26,7 @@ void FormulaForcing<T>::boundary(int face, double t, T* out) const {
     std::fill(out, out + face_size(grid_, face), T(0));
     return;
   }
-  sample_face(*faces_[face], grid_, face, t, out);
+  record(*faces_[face], t, sample_face(*faces_[face], grid_, face, t, out));
 }
 
 template <class T>
@@ -55,6 +61,27 @@ bool FormulaForcing<T>::boundary_on_backend(int face, double t, T* values, Backe
   if (!fn) return false;
   fn->sample_face(grid_, face, t, values, backend.cuda_stream());
   return true;
+}
+
+template <class T>
+std::optional<NonFiniteSample> FormulaForcing<T>::first_non_finite() const {
+  if (host_non_finite_) return host_non_finite_;
+  for (int slot = 0; slot < 7; ++slot) {
+    if (!device_[slot]) continue;
+    const auto entry = device_[slot]->first_non_finite();
+    if (!entry) continue;
+    const Formula& f = slot == 0 ? source_ : *faces_[slot - 1];
+    NonFiniteNode node;
+    if (slot == 0) {
+      const std::size_t nx = grid_.n[0], ny = grid_.n[1];
+      node = {grid_.coord(0, static_cast<int>(entry->index % nx)), grid_.coord(1, static_cast<int>(entry->index / nx % ny)),
+              grid_.coord(2, static_cast<int>(entry->index / (nx * ny))), entry->value};
+    } else {
+      node = face_entry_node(grid_, slot - 1, entry->index, entry->value);
+    }
+    return NonFiniteSample{f.key(), node.x, node.y, node.z, entry->t, node.value};
+  }
+  return std::nullopt;
 }
 
 template class FormulaForcing<float>;

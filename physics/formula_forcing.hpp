@@ -2,6 +2,8 @@
 // Forcing (solvers/diffusion.hpp) from deck formulas: the source f(x,y,z,t) and per-face
 // boundary data.
 #include "physics/formula.hpp"
+#include "physics/grid_functions.hpp"
+#include "physics/non_finite.hpp"
 #include "solvers/rtc/device_function.hpp"
 #include "solvers/diffusion.hpp"
 
@@ -29,7 +31,16 @@ class FormulaForcing final : public Forcing<T> {
   bool source_on_backend(double t, T* values, Backend<T>& backend) const override;
   bool boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const override;
 
+  // The first sample so far, on the host or the GPU, that was not finite: the run checks
+  // this where it checks its field (heat_run), so that bad data is a deck error naming the
+  // formula's key, the node and the time of the sampling, rather than a field gone NaN.
+  // On the GPU the sampling kernels record it as they write; asking reads it back (a wait
+  // for the stream), so it is asked every few steps, not after every sampling.
+  std::optional<NonFiniteSample> first_non_finite() const;
+
  private:
+  void record(const Formula& f, double t, const std::optional<NonFiniteNode>& node) const;
+
   const rtc::DeviceFunction<T>* device_function(const Formula& f, int slot, Backend<T>& backend) const;
 
   Grid3 grid_;
@@ -39,6 +50,7 @@ class FormulaForcing final : public Forcing<T> {
   // compile for the GPU is reported once and evaluated on the host from then on.
   mutable std::array<std::unique_ptr<rtc::DeviceFunction<T>>, 7> device_;
   mutable std::array<bool, 7> device_failed_{};
+  mutable std::optional<NonFiniteSample> host_non_finite_;  // the first of the host's samplings
 };
 
 }  // namespace adi3d::physics

@@ -1,15 +1,28 @@
 #pragma once
-// Formulas sampled on grid nodes and on face nodes, in parallel, a row at a time.
+// Formulas sampled on grid nodes and on face nodes, in parallel, a row at a time. Each
+// sampling reports the first node (lowest index) whose value is not finite in T: checking
+// inside the loop that writes the values costs nothing next to the formula's evaluation,
+// where a second pass over the grid would cost a read of it.
 #include "physics/formula.hpp"
 #include "solvers/grid.hpp"
 
+#include <optional>
+
 namespace adi3d::physics {
 
+struct NonFiniteNode {
+  double x = 0, y = 0, z = 0;
+  double value = 0;
+};
+
 template <class T>
-void sample_grid(const Formula& f, const Grid3& grid, double t, T* out);
+std::optional<NonFiniteNode> sample_grid(const Formula& f, const Grid3& grid, double t, T* out);
 
 // Face layout of solvers/face_layout.hpp.
 template <class T>
-void sample_face(const Formula& f, const Grid3& grid, int face, double t, T* out);
+std::optional<NonFiniteNode> sample_face(const Formula& f, const Grid3& grid, int face, double t, T* out);
+
+// The node of a face array's entry (face layout), for messages.
+NonFiniteNode face_entry_node(const Grid3& grid, int face, std::size_t entry, double value);
 
 }  // namespace adi3d::physics

@@ -172,6 +172,13 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
     const double dt = tau / kIterationTheta;
     stepper.step(u, 0.0, dt, &rhs);
     const double residual = std::sqrt(rhs.sum_squares) / dt;
+    // The norms carry a NaN (nan_norms.hpp) and an infinity, and the sum of squares
+    // overflows first: no iteration brings that back, and the caller says where it went.
+    if (!std::isfinite(rhs.max_abs) || !std::isfinite(residual)) {
+      report.non_finite = true;
+      report.iterations = k + 1;
+      return report;
+    }
     if (k == 0) report.initial_residual = residual > 0 ? residual : 1.0;
     const double relative = residual / report.initial_residual;
     report.history.push_back(relative);

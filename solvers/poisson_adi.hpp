@@ -26,6 +26,7 @@ struct PoissonReport {
   long iterations = 0;
   bool converged = false;
   bool stagnated = false;                 // stopped early: no progress over 3 cycles
+  bool non_finite = false;                // stopped: the residual became NaN or infinite
   double initial_residual = 0;            // ||A u_0 + f||_2
   double relative_residual = 0;           // final, recomputed after the last update
   std::vector<double> history;            // relative residual before each update

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
@@ -30,10 +31,22 @@ void check_nvrtc(nvrtcResult status, const char* what) {
     throw std::runtime_error(std::string("NVRTC error in ") + what + ": " + nvrtcGetErrorString(status));
 }
 
+// Each kernel writes its values and records the first non-finite one it meets in
+// `non_finite` (index, then the time's and the value's bits): a compare-and-swap on a word
+// that stays at kNoEntry while all is well, so the check costs no pass of its own, and
+// samplings run in stream order, so the earliest bad sampling's node is the one kept.
 std::string kernel_source(const std::string& expression, const char* real) {
   return std::string("typedef ") + real + R"( real;
+__device__ void record_non_finite(unsigned long long* non_finite, size_t index, double t, real v) {
+  if (isfinite(v)) return;
+  if (atomicCAS(non_finite, ~0ull, (unsigned long long)index) == ~0ull) {
+    non_finite[1] = (unsigned long long)__double_as_longlong(t);
+    non_finite[2] = (unsigned long long)__double_as_longlong((double)v);
+  }
+}
 extern "C" __global__ void sample_grid(real* out, int nx, int ny, int nz, double x0, double y0,
-                                       double z0, double hx, double hy, double hz, double t) {
+                                       double z0, double hx, double hy, double hz, double t,
+                                       unsigned long long* non_finite) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nx) return;
   for (int k = blockIdx.z; k < nz; k += gridDim.z)
@@ -42,12 +55,15 @@ extern "C" __global__ void sample_grid(real* out, int nx, int ny, int nz, double
       // discontinuity at a node picks the same side on both.
       const double x = __dadd_rn(x0, __dmul_rn(i, hx)), y = __dadd_rn(y0, __dmul_rn(j, hy)),
                    z = __dadd_rn(z0, __dmul_rn(k, hz));
-      out[i + (size_t)nx * (j + (size_t)ny * k)] = (real)()" + expression + R"();
+      const size_t index = i + (size_t)nx * (j + (size_t)ny * k);
+      const real v = (real)()" + expression + R"();
+      out[index] = v;
+      record_non_finite(non_finite, index, t, v);
     }
 }
 extern "C" __global__ void sample_face(real* out, int nu, int nv, int axis, int ua, int va,
                                        double normal, double u0, double hu, double v0, double hv,
-                                       double t) {
+                                       double t, unsigned long long* non_finite) {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= nu) return;
   for (int b = blockIdx.y; b < nv; b += gridDim.y) {
@@ -56,7 +72,10 @@ extern "C" __global__ void sample_face(real* out, int nu, int nv, int axis, int 
     p[ua] = __dadd_rn(u0, __dmul_rn(a, hu));
     p[va] = __dadd_rn(v0, __dmul_rn(b, hv));
     const double x = p[0], y = p[1], z = p[2];
-    out[a + (size_t)nu * b] = (real)()" + expression + R"();
+    const size_t index = a + (size_t)nu * b;
+    const real v = (real)()" + expression + R"();
+    out[index] = v;
+    record_non_finite(non_finite, index, t, v);
   }
 }
 )";
@@ -111,7 +130,9 @@ struct DeviceFunction<T>::Module {
   cudaLibrary_t library{};
   cudaKernel_t grid_kernel{};
   cudaKernel_t face_kernel{};
+  unsigned long long* non_finite = nullptr;  // device: index (kNoEntry: none), t, value
   ~Module() {
+    if (non_finite) cudaFree(non_finite);
     if (library) cudaLibraryUnload(library);
   }
 };
@@ -140,6 +161,8 @@ DeviceFunction<T>::DeviceFunction(const std::string& expression, int device) : m
   }
   check_cuda(cudaLibraryGetKernel(&module_->grid_kernel, module_->library, "sample_grid"), "cudaLibraryGetKernel");
   check_cuda(cudaLibraryGetKernel(&module_->face_kernel, module_->library, "sample_face"), "cudaLibraryGetKernel");
+  check_cuda(cudaMalloc(&module_->non_finite, 3 * sizeof(unsigned long long)), "cudaMalloc");
+  check_cuda(cudaMemset(module_->non_finite, 0xff, sizeof(unsigned long long)), "cudaMemset");
 }
 
 template <class T>
@@ -149,7 +172,9 @@ template <class T>
 void DeviceFunction<T>::sample_grid(const Grid3& g, double t, T* out, CUstream_st* stream) const {
   int nx = g.n[0], ny = g.n[1], nz = g.n[2];
   double x0 = g.lo[0], y0 = g.lo[1], z0 = g.lo[2], hx = g.h[0], hy = g.h[1], hz = g.h[2];
-  void* args[] = {&out, &nx, &ny, &nz, &x0, &y0, &z0, &hx, &hy, &hz, &t};
+  unsigned long long* non_finite = module_->non_finite;
+  void* args[] = {&out, &nx, &ny, &nz, &x0, &y0, &z0, &hx, &hy, &hz, &t, &non_finite};
+  last_stream_ = stream;
   const dim3 block(128), grid((nx + 127) / 128, std::min(ny, 65535), std::min(nz, 65535));
   check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->grid_kernel), grid, block, args, 0, stream),
              "launch sample_grid");
@@ -162,10 +187,26 @@ void DeviceFunction<T>::sample_face(const Grid3& g, int face, double t, T* out,
   int nu = g.n[fa.u], nv = g.n[fa.v], axis = fa.axis, ua = fa.u, va = fa.v;
   double normal = g.coord(fa.axis, face % 2 == 0 ? 0 : g.n[fa.axis] - 1);
   double u0 = g.lo[fa.u], hu = g.h[fa.u], v0 = g.lo[fa.v], hv = g.h[fa.v];
-  void* args[] = {&out, &nu, &nv, &axis, &ua, &va, &normal, &u0, &hu, &v0, &hv, &t};
+  unsigned long long* non_finite = module_->non_finite;
+  void* args[] = {&out, &nu, &nv, &axis, &ua, &va, &normal, &u0, &hu, &v0, &hv, &t, &non_finite};
+  last_stream_ = stream;
   const dim3 block(128), grid((nu + 127) / 128, std::min(nv, 65535));
   check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->face_kernel), grid, block, args, 0, stream),
              "launch sample_face");
+}
+
+template <class T>
+std::optional<typename DeviceFunction<T>::NonFiniteEntry> DeviceFunction<T>::first_non_finite() const {
+  unsigned long long words[3];
+  check_cuda(cudaMemcpyAsync(words, module_->non_finite, sizeof words, cudaMemcpyDeviceToHost, last_stream_),
+             "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(last_stream_), "cudaStreamSynchronize");
+  if (words[0] == ~0ull) return std::nullopt;
+  NonFiniteEntry e;
+  e.index = static_cast<std::size_t>(words[0]);
+  std::memcpy(&e.t, &words[1], sizeof e.t);
+  std::memcpy(&e.value, &words[2], sizeof e.value);
+  return e;
 }
 
 template class DeviceFunction<float>;

@@ -7,7 +7,9 @@
 
 struct CUstream_st;  // cudaStream_t
 
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace adi3d::rtc {
@@ -32,6 +34,17 @@ class DeviceFunction {
   // out (device memory, face layout of face_layout.hpp) = f on one face; queued on `stream`.
   void sample_face(const Grid3& grid, int face, double t, T* out, CUstream_st* stream) const;
 
+  // The first sample, over every sampling so far, whose value was not finite in T: its
+  // index in the array sampled (grid or face layout), the time and the value. The sampling
+  // kernels record it as they write (no pass of its own); reading it back waits for the
+  // stream of the last sampling, so callers ask at their checks, not after every sampling.
+  struct NonFiniteEntry {
+    std::size_t index = 0;
+    double t = 0;
+    double value = 0;
+  };
+  std::optional<NonFiniteEntry> first_non_finite() const;
+
   // Whether its code came from the compile cache rather than from NVRTC.
   bool from_cache() const { return from_cache_; }
 
@@ -39,6 +52,7 @@ class DeviceFunction {
   struct Module;
   std::unique_ptr<Module> module_;
   bool from_cache_ = false;
+  mutable CUstream_st* last_stream_ = nullptr;
 };
 
 }  // namespace adi3d::rtc

@@ -19,6 +19,10 @@ template <class T>
 void DeviceFunction<T>::sample_grid(const Grid3&, double, T*, CUstream_st*) const {}
 template <class T>
 void DeviceFunction<T>::sample_face(const Grid3&, int, double, T*, CUstream_st*) const {}
+template <class T>
+std::optional<typename DeviceFunction<T>::NonFiniteEntry> DeviceFunction<T>::first_non_finite() const {
+  return std::nullopt;
+}
 
 template class DeviceFunction<float>;
 template class DeviceFunction<double>;

@@ -8,6 +8,7 @@
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/unit/scoped_env.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -69,6 +70,41 @@ TYPED_TEST(RtcFormula, ForcingEvaluatesSourceAndNeumannDataOnTheDevice) {
   ASSERT_TRUE(forcing.boundary_on_backend(1, 2.0, face.data(), *this->gpu_));
   EXPECT_NEAR(double(this->from_gpu(face)[2]), 0.2 * 2.0, 1e-6);
   EXPECT_FALSE(forcing.boundary_on_backend(0, 2.0, face.data(), *this->gpu_)) << "no formula on x-";
+}
+
+// The sampling kernels record the first non-finite value as they write (issue 39): its
+// index, time and value, kept over later samplings; FormulaForcing turns it into the key
+// and node of the deck error.
+TYPED_TEST(RtcFormula, SamplingRecordsTheFirstNonFiniteValue) {
+  using T = TypeParam;
+  Grid3 g;
+  g.n = {9, 7, 5};
+  for (int a = 0; a < 3; ++a) g.h[a] = 1.0 / (g.n[a] - 1);
+  Array<T> dev = this->gpu_->allocate(g.size());
+  rtc::DeviceFunction<T> finite(physics::Formula("x + t").device_expression(), 0);
+  finite.sample_grid(g, 0.7, dev.data(), this->gpu_->cuda_stream());
+  EXPECT_FALSE(finite.first_non_finite());
+  rtc::DeviceFunction<T> fn(physics::Formula("1/(x - 0.5) + t").device_expression(), 0);
+  fn.sample_grid(g, 0.25, dev.data(), this->gpu_->cuda_stream());
+  fn.sample_grid(g, 0.5, dev.data(), this->gpu_->cuda_stream());
+  const auto e = fn.first_non_finite();
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->index % 9, 4u) << "on the plane x = 0.5";
+  EXPECT_DOUBLE_EQ(e->t, 0.25) << "the first sampling's time";
+  EXPECT_TRUE(std::isinf(e->value));
+
+  physics::Formula source("log(0.5 - t) + z");
+  source.set_key("source.f");
+  physics::FormulaForcing<T> forcing(g, std::move(source), {});
+  ASSERT_TRUE(forcing.source_on_backend(0.25, dev.data(), *this->gpu_));
+  EXPECT_FALSE(forcing.first_non_finite());
+  ASSERT_TRUE(forcing.source_on_backend(0.75, dev.data(), *this->gpu_));
+  const auto s = forcing.first_non_finite();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->key, "source.f");
+  EXPECT_DOUBLE_EQ(s->t, 0.75);
+  EXPECT_DOUBLE_EQ(s->x, 0.0);
+  EXPECT_DOUBLE_EQ(s->z, 0.0);
 }
 
 // A formula's code comes from NVRTC once, then from the compile cache (a fresh directory

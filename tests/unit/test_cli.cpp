@@ -204,6 +204,51 @@ TEST_F(Cli, CompatibilityShiftIsTheHalfCellWeightedMean) {
   EXPECT_NE(o.out.find("removed 3.359e-04 from f"), std::string::npos) << o.out;
 }
 
+// Issue 39 item 4: data that is not finite on the grid is a deck error (exit 2) at its
+// key, naming a node and the time, found where the data is sampled.
+TEST_F(Cli, SourceInfiniteOnAPlaneIsADeckError) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/heat_sine.ini -q --set grid.n=17 " +
+                        "--set 'source.f=1/(x-0.5)' --set solver.backend=cpu --set output.dir=" +
+                        (dir_ / "results").string());
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("--set: source.f = '1/(x-0.5)': gives inf at the node (x, y, z) = (0.5, 0, 0), t = 0.0005"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out.find("summary"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, EveryFormulaKeyIsCheckedOnTheGrid) {
+  struct Case {
+    std::string deck_text, set, key, where;
+  };
+  const Case cases[] = {
+      {"", "--set initial.u=1/x", "--set: initial.u = '1/x'", "(x, y, z) = (0, 0, 0), t = 0"},
+      // NaN from t = 0.025 on: found in the data of the third step's end.
+      {"[boundary]\nx+ = dirichlet log(0.025 - t)\n", "", "deck.ini:11: boundary.x+", "(x, y, z) = (1, 0, 0), t = 0.03"},
+      {"[boundary]\ny- = neumann 1/(z - 0.5)\n", "", "deck.ini:11: boundary.y-", "(x, y, z) = (0, 0, 0.5)"},
+      {"[check]\nexact = sqrt(x - 0.5)\n", "", "deck.ini:11: check.exact", "t = 0.05"},
+      {"[material]\ndiffusivity = formula 1/(y - 0.25)\n", "", "deck.ini:11: material.diffusivity",
+       "(x, y, z) = (0, 0.25, 0)"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = run("run -q " + deck(base_deck() + c.deck_text) + " --set time.t_end=0.05 " + c.set);
+    EXPECT_EQ(o.code, 2) << c.key << ": " << o.err;
+    EXPECT_EQ(lines(o.err), 1) << o.err;
+    EXPECT_NE(o.err.find(c.key), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(c.where), std::string::npos) << o.err;
+    EXPECT_EQ(o.out.find("summary"), std::string::npos) << o.out;
+  }
+}
+
+TEST_F(Cli, PoissonIterationThatOverflowsStopsWithExitOne) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=9 " +
+                        "--set source.f=1e308 --set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("at Poisson iteration"), std::string::npos) << o.err;
+}
+
 TEST_F(Cli, PoissonDataCannotDependOnTime) {
   const Outcome o = run(std::string("check ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini --set source.f=t");
   EXPECT_EQ(o.code, 2);

@@ -118,6 +118,22 @@ TEST(Deck, TooManyStepsNamesTheStepAndTheEnd) {
   EXPECT_EQ(error_of(kValid, {"time.dt=1e-10", "time.t_end=100"}), "") << "1e12 steps exactly is allowed";
 }
 
+// Item 5 of issue 39: sizes and steps the index and float types cannot hold.
+TEST(Deck, GridPlanesMustFitTheLineCounters) {
+  const std::string e = error_of(kValid, {"grid.n=65536 65536 3"});
+  EXPECT_NE(e.find("grid.n"), std::string::npos) << e;
+  EXPECT_NE(e.find("65536 x 65536 nodes in a plane"), std::string::npos) << e;
+  EXPECT_NE(error_of(kValid, {"grid.n=3 65536 40000"}).find("grid.n"), std::string::npos);
+  EXPECT_EQ(error_of(kValid, {"grid.n=65536 32767 3"}), "") << "a plane of 2^31 - 65536 nodes is allowed";
+}
+
+TEST(Deck, FloatRunsNeedADtFloatCanHold) {
+  const std::string e = error_of(kValid, {"solver.precision=float", "time.dt=1e-40", "time.t_end=1e-35"});
+  EXPECT_NE(e.find("time.dt"), std::string::npos) << e;
+  EXPECT_NE(e.find("not representable in float"), std::string::npos) << e;
+  EXPECT_EQ(error_of(kValid, {"solver.precision=double", "time.dt=1e-40", "time.t_end=1e-35"}), "");
+}
+
 TEST(Deck, ValueErrorInFileNamesTheLine) {
   const std::string e = error_of(std::string(kValid) + "[material]\ndiffusivity = -1\n");
   EXPECT_NE(e.find("deck.ini:12: material.diffusivity = '-1'"), std::string::npos) << e;
