@@ -93,30 +93,27 @@ TEST(SlabWeights, WeightedSumsAndCouplingsMatchADenseSolve) {
         EXPECT_EQ(sum_last, 0.0);  // the grid's Dirichlet face: no unknown
       }
 
-      // A unit value in a ghost row enters the row beside it as s (line_row's coupling).
+      // A unit value in a ghost row enters the row beside it as s (line_row's coupling):
+      // rows F and L respond by the coefficients (lower ghost: v, upper: w); 0 without it.
+      auto expect_response = [&](bool ghost, int row, double coupling, double s, double at_first,
+                                 double at_last) {
+        if (!ghost) {
+          EXPECT_EQ(at_first, 0.0);
+          EXPECT_EQ(at_last, 0.0);
+          return;
+        }
+        std::vector<double> unit(nz, 0.0);
+        unit[row] = -coupling;
+        EXPECT_DOUBLE_EQ(s, unit[row]);
+        const std::vector<double> x_unit = dense_solve(op, tau, unit);
+        EXPECT_NEAR(at_first, x_unit[row_first], 1e-14);
+        EXPECT_NEAR(at_last, x_unit[row_last], 1e-14);
+      };
       const int first = cuda::fused::first_unknown(op, 2), last = cuda::fused::last_unknown(op, 2);
-      std::vector<double> unit(nz, 0.0);
-      if (slab.ghost_lo) {
-        unit[first] = -cuda::fused::line_row(op, 2, tau, first).a;
-        EXPECT_DOUBLE_EQ(w.s_lo, unit[first]);
-        const std::vector<double> v = dense_solve(op, tau, unit);
-        EXPECT_NEAR(w.v_first, v[row_first], 1e-14);
-        EXPECT_NEAR(w.v_last, v[row_last], 1e-14);
-      } else {
-        EXPECT_EQ(w.v_first, 0.0);
-        EXPECT_EQ(w.v_last, 0.0);
-      }
-      std::fill(unit.begin(), unit.end(), 0.0);
-      if (slab.ghost_hi) {
-        unit[last] = -cuda::fused::line_row(op, 2, tau, last).c;
-        EXPECT_DOUBLE_EQ(w.s_hi, unit[last]);
-        const std::vector<double> v = dense_solve(op, tau, unit);
-        EXPECT_NEAR(w.w_first, v[row_first], 1e-14);
-        EXPECT_NEAR(w.w_last, v[row_last], 1e-14);
-      } else {
-        EXPECT_EQ(w.w_first, 0.0);
-        EXPECT_EQ(w.w_last, 0.0);
-      }
+      expect_response(slab.ghost_lo, first, cuda::fused::line_row(op, 2, tau, first).a, w.s_lo, w.v_first,
+                      w.v_last);
+      expect_response(slab.ghost_hi, last, cuda::fused::line_row(op, 2, tau, last).c, w.s_hi, w.w_first,
+                      w.w_last);
     }
   }
 }
