@@ -5,6 +5,18 @@
 namespace po = boost::program_options;
 
 namespace adi3d::app {
+namespace {
+
+std::string shell_quoted(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_-+=.,/:@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
 
 std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
                                                   const std::vector<std::string>& args,
@@ -32,6 +44,14 @@ std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
   po::notify(vm);
   if (out.deck.empty()) throw po::error("missing the deck file (adi3d " + command + " DECK)");
   return out;
+}
+
+std::string restart_command(const DeckArguments& args, int ranks, const std::string& checkpoint) {
+  std::string out = ranks > 1 ? "mpirun -np " + std::to_string(ranks) + " adi3d run " : "adi3d run ";
+  out += shell_quoted(args.deck);
+  for (const std::string& set : args.overrides) out += " --set " + shell_quoted(set);
+  if (args.quiet) out += " --quiet";
+  return out + " --restart " + shell_quoted(checkpoint);
 }
 
 }  // namespace adi3d::app

@@ -21,4 +21,9 @@ std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
                                                   const std::vector<std::string>& args,
                                                   const std::string& summary, bool run_options);
 
+// The command that continues this run from `checkpoint`: the same deck and --set values
+// (--quiet kept, --restart replaced), under `mpirun -np P` for P > 1 ranks, quoted for a
+// POSIX shell.
+std::string restart_command(const DeckArguments& args, int ranks, const std::string& checkpoint);
+
 }  // namespace adi3d::app

@@ -2,6 +2,7 @@
 
 #include "app/finite_check.hpp"
 #include "app/progress.hpp"
+#include "app/stop_agreement.hpp"
 #include "physics/grid_functions.hpp"
 #include "solvers/distributed/local_slab.hpp"
 #include "solvers/douglas_step.hpp"
@@ -60,6 +61,8 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   const long steps = step_count(config.t_end, config.dt);
   Progress progress("heat", steps, interactive);
   if (observer) observer->on_start(first, t, backend, u.data());
+  StopAgreement stop(problem.diffusion.slab.distributed() ? problem.comm : nullptr);
+  long done = std::max(steps, first);
   const auto start = std::chrono::steady_clock::now();
   for (long s = first; s < steps; ++s) {
     const double dt = std::min(config.dt, config.t_end - t);
@@ -69,14 +72,26 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
       require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", s + 1, t));
     if (observer) observer->on_step(s + 1, t, backend, u.data());
     progress.update(s + 1, fmt::format("t = {:.4g}", t));
+    // After the last step the run simply ends: there is nothing left to continue.
+    if (s + 1 < steps && (result.stopped_by = stop.poll()) != 0) {
+      done = s + 1;
+      break;
+    }
   }
+  stop.finish();
   backend.synchronize();
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.steps = std::max(steps, first);
+  result.steps = done;
   result.t_final = t;
   result.fused_steps = stepper.fused_steps();
-  if (observer) observer->on_end(result.steps, t, backend, u.data());
+  if (result.stopped_by) {
+    // The checkpoint is written from this field: check it as before any other write.
+    require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", done, t));
+    if (observer) observer->on_stop(done, t, backend, u.data());
+  } else if (observer) {
+    observer->on_end(result.steps, t, backend, u.data());
+  }
   if (problem.exact)
     result.error = error_against(*problem.exact, problem.diffusion, t, backend, u.data(), problem.comm);
   return result;

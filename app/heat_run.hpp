@@ -1,6 +1,7 @@
 #pragma once
 // The heat run loop: initial data, Douglas steps to t_end with progress, errors against
-// the exact solution when the deck gives one.
+// the exact solution when the deck gives one. SIGTERM or SIGINT stops it after the step
+// in progress (stop_agreement.hpp).
 #include "app/problem_setup.hpp"
 #include "physics/error_norms.hpp"
 #include "solvers/backend.hpp"
@@ -16,6 +17,7 @@ struct RunResult {
   double wall_seconds = 0;   // stepping only
   std::size_t points = 0;
   long fused_steps = 0;      // of those stepped here, by the backend's fused step
+  int stopped_by = 0;        // the signal that stopped the run before t_end (stop_signals.hpp), else 0
   std::optional<physics::ErrorNorms> error;
 };
 
@@ -29,6 +31,11 @@ class RunObserver {
   virtual void on_start(long step, double t, Backend<T>& backend, const T* u) = 0;
   virtual void on_step(long step, double t, Backend<T>& backend, const T* u) = 0;
   virtual void on_end(long step, double t, Backend<T>& backend, const T* u) = 0;
+  // Instead of on_end when a signal stops the run early (stop_signals.hpp): the state to
+  // continue from. The field has been checked finite.
+  virtual void on_stop(long step, double t, Backend<T>& backend, const T* u) {
+    (void)step, (void)t, (void)backend, (void)u;
+  }
   // Whether on_step at this step writes something (a snapshot, a checkpoint): the run then
   // checks that the field is finite first (finite_check.hpp). An observer that cannot say
   // is checked before every step.

@@ -3,6 +3,7 @@
 #include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
 #include "app/progress.hpp"
+#include "app/stop_agreement.hpp"
 #include "physics/grid_functions.hpp"
 
 #include <fmt/format.h>
@@ -34,12 +35,19 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   const double target_digits = -std::log10(options.tol);
   Progress progress("poisson", static_cast<long>(std::ceil(target_digits * 10)), interactive);
   PoissonResult result;
+  // A signal ends the iteration (stop_signals.hpp); the iterate is the result, as no
+  // checkpoint format exists for a Poisson solve to continue from.
+  StopAgreement stop(problem.diffusion.slab.distributed() ? problem.comm : nullptr);
   const auto start = std::chrono::steady_clock::now();
-  result.report = solver.solve(u.data(), [&](long k, double relative) {
-    const double digits = relative > 0 ? -std::log10(relative) : target_digits;
-    progress.update(std::min(static_cast<long>(digits * 10), static_cast<long>(target_digits * 10) - 1),
-                    fmt::format("iteration {}, residual {:.2e}", k, relative));
-  });
+  result.report = solver.solve(
+      u.data(),
+      [&](long k, double relative) {
+        const double digits = relative > 0 ? -std::log10(relative) : target_digits;
+        progress.update(std::min(static_cast<long>(digits * 10), static_cast<long>(target_digits * 10) - 1),
+                        fmt::format("iteration {}, residual {:.2e}", k, relative));
+      },
+      [&] { return (result.stopped_by = stop.poll()) != 0; });
+  stop.finish();
   backend.synchronize();
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -14,10 +14,12 @@ namespace adi3d::app {
 struct PoissonResult {
   PoissonReport report;
   double wall_seconds = 0;
+  int stopped_by = 0;  // the signal that ended the iteration early (stop_signals.hpp), else 0
   std::optional<physics::ErrorNorms> error;
 };
 
-// The observer (snapshot pipeline) sees the converged field once, as its end state.
+// The observer (snapshot pipeline) sees the converged field once, as its end state; a
+// solve stopped by a signal hands it the current iterate the same way.
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
                           Backend<T>& backend, bool interactive, RunObserver<T>* observer = nullptr);

@@ -10,6 +10,7 @@
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
 #include "app/snapshot_pipeline.hpp"
+#include "app/stop_signals.hpp"
 #include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/distributed/distributed_backend.hpp"
 #include "solvers/distributed/mpi_session.hpp"
@@ -36,9 +37,17 @@ void print_errors(const std::optional<physics::ErrorNorms>& error, nlohmann::jso
   }
 }
 
+// A run stopped by a signal: one line on stderr (rank 0) that says what was kept and how to
+// go on, and the shell's code for the signal.
+int stopped(int signal, const std::string& line, bool root) {
+  if (root) std::fprintf(stderr, "adi3d: stopped by %s: %s\n", signal_name(signal), line.c_str());
+  return exit_code_for(signal);
+}
+
 template <class T>
 int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
-         bool interactive, nlohmann::json& summary, const io::CheckpointState* restart) {
+         bool interactive, nlohmann::json& summary, const io::CheckpointState* restart,
+         const std::string& to_restart) {
   std::printf("  heat: dt = %g, t_end = %g, theta = %g, %ld steps\n", config.dt, config.t_end,
               config.theta, step_count(config.t_end, config.dt));
   std::optional<HeatStart<T>> start;
@@ -48,10 +57,9 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
     else start->u = restart->u.f64.data();
     std::printf("  restart from step %ld (t = %.17g)\n", restart->step, restart->time);
   }
-  std::unique_ptr<SnapshotPipeline<T>> outputs;
-  if (config.output.hdf5 || config.output.vtk || config.output.checkpoint_every > 0)
-    outputs = SnapshotPipeline<T>::for_run(config, problem,
-                                           restart ? std::optional<long>(restart->step) : std::nullopt);
+  // Always made: a signal has the run write a checkpoint even where the deck asks for none.
+  const std::unique_ptr<SnapshotPipeline<T>> outputs = SnapshotPipeline<T>::for_run(
+      config, problem, restart ? std::optional<long>(restart->step) : std::nullopt);
   std::fflush(stdout);
   const RunResult r = run_heat(config, problem, backend, interactive, outputs.get(), start ? &*start : nullptr);
   const double rate =
@@ -76,9 +84,17 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
                   {"wall_seconds", r.wall_seconds},
                   {"points_steps_per_second", rate}});
   print_errors(r.error, summary);
-  if (outputs) {
+  if (!outputs->outputs().empty()) {
     for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
     summary["outputs"] = outputs->outputs();
+  }
+  if (r.stopped_by) {
+    summary["stopped_by"] = signal_name(r.stopped_by);
+    std::fflush(stdout);
+    return stopped(r.stopped_by,
+                   fmt::format("checkpoint at step {} (t = {:.6g}) written; to continue: {}", r.steps, r.t_final,
+                               to_restart),
+                   problem.root());
   }
   return kExitOk;
 }
@@ -94,7 +110,11 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   const PoissonReport& p = r.report;
   std::printf("summary\n");
   std::printf("  iterations   %ld (%s), ADI cycle of %zu parameters, lambda in [%.3g, %.3g]\n",
-              p.iterations, p.converged ? "converged" : p.stagnated ? "NOT converged, stagnated" : "NOT converged",
+              p.iterations,
+              p.converged   ? "converged"
+              : p.stopped   ? "NOT converged, interrupted"
+              : p.stagnated ? "NOT converged, stagnated"
+                            : "NOT converged",
               p.taus.size(), p.lambda_min,
               p.lambda_max);
   std::printf("  residual     %.3e relative to the initial guess's\n", p.relative_residual);
@@ -115,6 +135,16 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                   {"source_shift", p.source_shift},
                   {"wall_seconds", r.wall_seconds}});
   print_errors(r.error, summary);
+  if (r.stopped_by) {
+    summary["stopped_by"] = signal_name(r.stopped_by);
+    std::fflush(stdout);
+    return stopped(r.stopped_by,
+                   fmt::format("Poisson iteration interrupted at iteration {} (relative residual {:.3e}); the "
+                               "current iterate is written as the result{}; Poisson runs have no checkpoint "
+                               "format, so a new run starts over",
+                               p.iterations, p.relative_residual, outputs ? "" : " (no output.formats: nowhere)"),
+                   problem.root());
+  }
   if (!p.converged) {
     const std::string why =
         p.stagnated ? fmt::format("stagnated at relative residual {:.3e} after {} iterations, above solver.tol = "
@@ -166,7 +196,7 @@ int device_for(const io::RunConfig& config, const MpiSession& mpi) {
 
 template <class T>
 int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactive,
-              const io::CheckpointState* restart, MpiSession& mpi) {
+              const io::CheckpointState* restart, MpiSession& mpi, const std::string& to_restart) {
   ProblemSetup<T> problem = setup_problem<T>(deck, config, &mpi.world());
   prepare_output_dir_once(deck, config.output.dir, mpi.world());
 
@@ -195,7 +225,7 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
                             {"grid", {g.n[0], g.n[1], g.n[2]}},
                             {"ranks", mpi.size()}};
   const int code = config.problem == io::ProblemType::heat
-                       ? heat(config, problem, *backend, interactive, summary, restart)
+                       ? heat(config, problem, *backend, interactive, summary, restart, to_restart)
                        : poisson(config, problem, *backend, interactive, summary);
   const std::string path = (std::filesystem::path(config.output.dir) / "summary.json").string();
   if (problem.root()) io::write_text_atomically(path, summary.dump(2) + "\n");
@@ -243,9 +273,14 @@ int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
                                               parsed->restart, restart->step, restart->time, config.dt));
     }
     const io::CheckpointState* from = restart ? &*restart : nullptr;
+    const std::string to_restart = restart_command(
+        *parsed, mpi.size(), (std::filesystem::path(config.output.dir) / "checkpoint.h5").string());
+    // From here SIGTERM and SIGINT stop the run at a step boundary (stop_signals.hpp).
+    install_stop_handlers();
     try {
-      return config.precision == io::Precision::f64 ? run_typed<double>(deck, config, interactive, from, mpi)
-                                                    : run_typed<float>(deck, config, interactive, from, mpi);
+      return config.precision == io::Precision::f64
+                 ? run_typed<double>(deck, config, interactive, from, mpi, to_restart)
+                 : run_typed<float>(deck, config, interactive, from, mpi, to_restart);
     } catch (const physics::NonFiniteFormula& e) {
       // Found while running, but the deck's fault: a deck error at the formula's line.
       deck.fail(e.sample().key, physics::describe(e.sample()));

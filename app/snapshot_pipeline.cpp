@@ -203,6 +203,12 @@ void SnapshotPipeline<T>::on_end(long step, double t, Backend<T>& backend, const
 }
 
 template <class T>
+void SnapshotPipeline<T>::on_stop(long step, double t, Backend<T>& backend, const T* u) {
+  checkpoint(step, t, backend, u);
+  finish();
+}
+
+template <class T>
 std::vector<std::string> SnapshotPipeline<T>::outputs() const {
   std::vector<std::string> out;
   for (const auto& w : writers_) out.push_back(w->description());

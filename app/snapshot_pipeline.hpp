@@ -43,6 +43,10 @@ class SnapshotPipeline final : public RunObserver<T> {
   void on_step(long step, double t, Backend<T>& backend, const T* u) override;
   // The final snapshot (unless the last step just wrote one), then finish().
   void on_end(long step, double t, Backend<T>& backend, const T* u) override;
+  // A run stopped by a signal: a checkpoint at this step (whatever
+  // output.checkpoint_every says), then finish(). No snapshot, so that the restarted run's
+  // series is the uninterrupted run's.
+  void on_stop(long step, double t, Backend<T>& backend, const T* u) override;
   bool writes_at(long step, double t) const override;
 
   // Queues one snapshot of u (backend memory) now; rethrows an earlier write failure.

@@ -133,7 +133,8 @@ std::pair<double, double> data_mean(const Diffusion<T>& d, Backend<T>& backend, 
 }  // namespace
 
 template <class T>
-PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>& progress) {
+PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>& progress,
+                                   const std::function<bool()>& stop) {
   const Grid3& g = diffusion_.grid;
   const std::size_t n = g.size();
   PoissonReport report;
@@ -186,6 +187,10 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
     if (progress) progress(k + 1, relative);
     if (relative <= options_.tol) {
       report.converged = true;
+      break;
+    }
+    if (stop && stop()) {
+      report.stopped = true;
       break;
     }
     // Rounding floor: three whole cycles without a 10% gain cannot be fixed by iterating.

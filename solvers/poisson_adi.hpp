@@ -27,6 +27,7 @@ struct PoissonReport {
   bool converged = false;
   bool stagnated = false;                 // stopped early: no progress over 3 cycles
   bool non_finite = false;                // stopped: the residual became NaN or infinite
+  bool stopped = false;                   // stopped on request (solve's stop())
   double initial_residual = 0;            // ||A u_0 + f||_2
   double relative_residual = 0;           // final, recomputed after the last update
   std::vector<double> history;            // relative residual before each update
@@ -58,8 +59,10 @@ class PoissonAdi {
   ~PoissonAdi();
 
   // Iterates from the guess in u (backend memory). Calls progress(iteration, relative
-  // residual) after each iteration when given.
-  PoissonReport solve(T* u, const std::function<void(long, double)>& progress = {});
+  // residual) after each iteration when given, then stop() when given: true ends the
+  // iteration there (report.stopped), u holding that iterate.
+  PoissonReport solve(T* u, const std::function<void(long, double)>& progress = {},
+                      const std::function<bool()>& stop = {});
 
  private:
   class CompatibleForcing;

@@ -9,6 +9,15 @@
 
 namespace adi3d {
 
+// A reduction started now and read later (MPI_Iallreduce): work done between the start
+// and wait() hides its latency and the ranks' skew.
+class PendingMax {
+ public:
+  virtual ~PendingMax() = default;
+  // The max over ranks; blocks until every rank has contributed. Call once.
+  virtual long wait() = 0;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -31,6 +40,9 @@ class Communicator {
   // Root's bytes to every rank.
   virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
   virtual void barrier() = 0;
+  // The max of every rank's value, started now. Every rank starts it at the same point of
+  // its sequence of collectives. This default reduces at once (blocking).
+  virtual std::unique_ptr<PendingMax> start_allreduce_max(long value);
 };
 
 // The one-rank communicator: collectives are copies.

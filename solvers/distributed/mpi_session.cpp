@@ -26,6 +26,25 @@ void check(int code, const char* what) {
 // MPI counts are int: larger messages go in pieces of this many bytes.
 constexpr std::size_t kChunk = std::size_t(1) << 30;
 
+class MpiPendingMax final : public PendingMax {
+ public:
+  MpiPendingMax(long value, MPI_Comm comm) : value_(value) {
+    check(MPI_Iallreduce(MPI_IN_PLACE, &value_, 1, MPI_LONG, MPI_MAX, comm, &request_), "MPI_Iallreduce");
+  }
+  ~MpiPendingMax() override {
+    // MPI may still write value_: a request is completed before its buffer goes.
+    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+  long wait() override {
+    check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait");
+    return value_;
+  }
+
+ private:
+  long value_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
 class MpiCommunicator final : public Communicator {
  public:
   explicit MpiCommunicator(MPI_Comm comm) {
@@ -94,6 +113,9 @@ class MpiCommunicator final : public Communicator {
   }
 
   void barrier() override { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+  std::unique_ptr<PendingMax> start_allreduce_max(long value) override {
+    return std::make_unique<MpiPendingMax>(value, comm_);
+  }
 
  private:
   void reduce(double* v, int n, MPI_Op op) {

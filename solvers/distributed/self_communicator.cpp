@@ -7,6 +7,15 @@
 namespace adi3d {
 namespace {
 
+class DoneMax final : public PendingMax {
+ public:
+  explicit DoneMax(long value) : value_(value) {}
+  long wait() override { return value_; }
+
+ private:
+  long value_;
+};
+
 class SelfCommunicator final : public Communicator {
  public:
   int rank() const override { return 0; }
@@ -28,6 +37,13 @@ class SelfCommunicator final : public Communicator {
 };
 
 }  // namespace
+
+std::unique_ptr<PendingMax> Communicator::start_allreduce_max(long value) {
+  // Doubles hold every long a flag or a count needs exactly (|value| < 2^53).
+  double v = static_cast<double>(value);
+  allreduce_max(&v, 1);
+  return std::make_unique<DoneMax>(static_cast<long>(v));
+}
 
 std::unique_ptr<Communicator> make_self_communicator() { return std::make_unique<SelfCommunicator>(); }
 
