@@ -3,7 +3,10 @@
 #include "solvers/cuda/backend/cuda_variants.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace adi3d::app {
 
@@ -11,10 +14,23 @@ namespace {
 
 std::string gib(std::size_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
 
+constexpr double kCpuSecondsPerPointStep = 8.6e-9;  // one thread
+constexpr double kCpuThreadGain = 0.47;             // what each further thread adds
+constexpr double kGpuStartSeconds = 0.3;            // the GPU's start-up beyond the CPU's
+
+double cpu_seconds(double point_steps, int threads) {
+  return point_steps * kCpuSecondsPerPointStep / (1.0 + kCpuThreadGain * (std::max(threads, 1) - 1));
+}
+
 }  // namespace
 
+bool cpu_finishes_sooner(double point_steps, int threads) {
+  return point_steps > 0 && cpu_seconds(point_steps, threads) < kGpuStartSeconds;
+}
+
 template <class T>
-std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device, std::size_t device_bytes) {
+std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device, std::size_t device_bytes,
+                                           double point_steps) {
   if (choice == io::BackendChoice::cpu) return make_cpu_backend<T>();
   const auto fits = [&] { return cuda_free_bytes(device) >= device_bytes; };
   if (choice == io::BackendChoice::cuda) {
@@ -33,6 +49,13 @@ std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device,
     spdlog::info("backend auto: no CUDA device found, using the CPU");
     return make_cpu_backend<T>();
   }
+  const int threads = omp_get_max_threads();
+  if (cpu_finishes_sooner(point_steps, threads)) {
+    spdlog::info("backend auto: {:.3g} point-steps take the CPU ({} threads) about {:.2f} s, less than the GPU's "
+                 "start-up; using the CPU (solver.backend = cuda to insist)",
+                 point_steps, threads, cpu_seconds(point_steps, threads));
+    return make_cpu_backend<T>();
+  }
   if (!fits()) {
     spdlog::info("backend auto: the grid needs about {} on the GPU, device {} has {} free; using the CPU",
                  gib(device_bytes), device, gib(cuda_free_bytes(device)));
@@ -48,7 +71,7 @@ std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device,
   }
 }
 
-template std::unique_ptr<Backend<float>> choose_backend(io::BackendChoice, int, std::size_t);
-template std::unique_ptr<Backend<double>> choose_backend(io::BackendChoice, int, std::size_t);
+template std::unique_ptr<Backend<float>> choose_backend(io::BackendChoice, int, std::size_t, double);
+template std::unique_ptr<Backend<double>> choose_backend(io::BackendChoice, int, std::size_t, double);
 
 }  // namespace adi3d::app

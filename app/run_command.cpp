@@ -205,8 +205,14 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
   // diffusivity field when present (face arrays are small).
   const int fields = 3 + problem.forcing->has_source() + !problem.diffusion.alpha_field.empty();
   const Grid3& local = problem.diffusion.grid;
-  std::unique_ptr<Backend<T>> backend =
-      choose_backend<T>(config.backend, device_for(config, mpi), estimate_bytes(local, fields, sizeof(T)));
+  // The work, for auto's choice on one rank (ranks must all choose alike: several take the
+  // GPU where there is one). A Poisson iteration costs about a step and a half; 40 of them.
+  constexpr double kPoissonStepEquivalents = 60;
+  const double steps = config.problem == io::ProblemType::heat ? std::ceil(config.t_end / config.dt - 1e-9)
+                                                              : kPoissonStepEquivalents;
+  const double point_steps = problem.distributed() ? 0.0 : static_cast<double>(local.size()) * steps;
+  std::unique_ptr<Backend<T>> backend = choose_backend<T>(config.backend, device_for(config, mpi),
+                                                          estimate_bytes(local, fields, sizeof(T)), point_steps);
   if (problem.distributed())
     backend = std::make_unique<DistributedBackend<T>>(std::move(backend), problem.diffusion.slab, mpi.world());
   const Grid3& g = config.grid;
