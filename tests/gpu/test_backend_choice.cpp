@@ -28,6 +28,15 @@ TEST_F(BackendChoice, GridTooLargeForTheGpuIsRefusedWithSizes) {
   EXPECT_EQ(app::choose_backend<float>(io::BackendChoice::automatic, 0, 1 << 20)->kind(), BackendKind::cuda);
 }
 
+// auto leaves a run the CPU finishes before the GPU has started to the CPU (a 33^3 deck of
+// 100 steps), a large one to the GPU; cuda insists.
+TEST_F(BackendChoice, AutoLeavesSmallRunsToTheCpu) {
+  const double small = 33.0 * 33 * 33 * 100, large = 512.0 * 512 * 512 * 100;
+  EXPECT_EQ(app::choose_backend<float>(io::BackendChoice::automatic, 0, 1 << 20, small)->kind(), BackendKind::cpu);
+  EXPECT_EQ(app::choose_backend<float>(io::BackendChoice::automatic, 0, 1 << 20, large)->kind(), BackendKind::cuda);
+  EXPECT_EQ(app::choose_backend<float>(io::BackendChoice::cuda, 0, 1 << 20, small)->kind(), BackendKind::cuda);
+}
+
 TEST_F(BackendChoice, EstimateCountsFieldsAndScratch) {
   Grid3 g;
   g.n = {100, 10, 10};
