@@ -3,15 +3,18 @@
 the summary's errors, every snapshot field in snapshots.h5 and the checkpoint agree within
 1e-12 (double); a checkpoint written on P ranks restarts on another count and ends where
 the uninterrupted run ends; and the bad cases (more ranks than planes, fewer GPUs than
-ranks) give one line and the same non-zero exit on every rank.
+ranks) give one line and the same non-zero exit on every rank; SIGTERM to one rank stops
+every rank at the same step with a checkpoint that continues to the same end.
 
 usage: cli_runs.py ADI3D MPIEXEC SOURCE_DIR WORK_DIR
 """
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 try:
     import h5py
@@ -94,6 +97,58 @@ for ranks in (2, 1):
         a = json.load(open(os.path.join(resumed, "summary.json")))["error"]["l2"]
         expect(abs(a - summary_one["error"]["l2"]) <= 1e-12 * summary_one["error"]["l2"],
                f"restart on {ranks} rank(s): l2 error {a:.15e} equals the uninterrupted run's")
+
+# SIGTERM to one rank only (a scheduler that signals the ranks): every rank stops after
+# the same step, writes the checkpoint, exits 143 with one restart line; the run
+# continued from it on 2 ranks ends where the uninterrupted run ends.
+def long_run(out, *extra):
+    return [mpiexec, "-np", "2", "--oversubscribe", adi3d, "run", deck, "--quiet", "--set", f"output.dir={out}",
+            "--set", "solver.backend=cpu", "--set", "grid.n=21 21 24", "--set", "time.dt=0.0001", "--set",
+            "time.t_end=0.4", "--set", "output.formats=hdf5", "--set", "output.interval=0.1",
+            "--set", "output.checkpoint_every=0"] + list(extra)
+
+
+def ranks_of(mpirun_pid):
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == mpirun_pid:
+                        children.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return children
+
+
+whole = os.path.join(work, "whole")
+subprocess.run(long_run(whole), env=env, capture_output=True, text=True, check=True)
+stopped = os.path.join(work, "stopped")
+job = subprocess.Popen(long_run(stopped), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+for _ in range(200):  # until the snapshot of t = 0 is indexed: the ranks have set up
+    if os.path.exists(os.path.join(stopped, "snapshots.xdmf")):
+        break
+    time.sleep(0.05)
+ranks = ranks_of(job.pid)
+expect(len(ranks) == 2, f"mpirun started 2 ranks ({ranks})")
+if ranks:
+    os.kill(max(ranks), signal.SIGTERM)
+out, err = job.communicate(timeout=300)
+lines = [l for l in err.splitlines() if l.startswith("adi3d: stopped")]
+expect(job.returncode == 143, f"SIGTERM to one rank: mpirun exits 143 (got {job.returncode}: {err.strip()[-300:]})")
+expect(len(lines) == 1 and "--restart" in lines[0], f"one restart line: {lines}")
+checkpoint = os.path.join(stopped, "checkpoint.h5")
+expect(os.path.exists(checkpoint), "the checkpoint is written")
+if os.path.exists(checkpoint):
+    with h5py.File(checkpoint, "r") as f:
+        step = int(f.attrs["step"])
+    expect(0 < step < 4000, f"stopped at step {step}, before the end")
+    result = subprocess.run(long_run(stopped, "--restart", checkpoint), env=env, capture_output=True, text=True)
+    expect(result.returncode == 0, f"the 2-rank restart exits 0 ({result.stderr.strip()[:200]})")
+    if result.returncode == 0:
+        a = json.load(open(os.path.join(stopped, "summary.json")))["error"]["l2"]
+        b = json.load(open(os.path.join(whole, "summary.json")))["error"]["l2"]
+        expect(abs(a - b) <= 1e-12 * b, f"the continued run's l2 error {a:.15e} equals the uninterrupted {b:.15e}")
 
 # More ranks than the grid has planes for: a deck error (exit 2) on every rank, one line.
 result = run(3, os.path.join(work, "thin"), "grid.n=9 9 5", check=False)
