@@ -66,7 +66,7 @@ nlohmann::json time_steps(const ScalingOptions& o, MpiSession& mpi) {
   const double dt = 0.5 * whole.h[0];
   // The step's time with nothing timed inside it; then, where distributed, the same steps
   // with the exchanges timed (a synchronisation around each, which the split needs).
-  std::vector<double> step_ms, timed_ms, halo_ms, reduced_ms, waiting_ms, sums_ms, gathered_ms;
+  std::vector<double> step_ms, timed_ms, halo_ms, reduced_ms, waiting_ms, sums_ms;
   for (int timed = 0; timed < (distributed ? 2 : 1); ++timed) {
     if (distributed) distributed->set_timing(timed == 1);
     for (int s = -3; s < o.steps; ++s) {  // 3 warm-up steps: first exchanges, factors, page faults
@@ -87,7 +87,6 @@ nlohmann::json time_steps(const ScalingOptions& o, MpiSession& mpi) {
       reduced_ms.push_back(1e3 * (after.reduced - before.reduced));
       waiting_ms.push_back(1e3 * (after.waiting - before.waiting));
       sums_ms.push_back(1e3 * (after.sums - before.sums));
-      gathered_ms.push_back(1e3 * (after.gathered - before.gathered));
     }
   }
   // The slowest rank's median sets the pace.
@@ -96,9 +95,9 @@ nlohmann::json time_steps(const ScalingOptions& o, MpiSession& mpi) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  double values[7] = {median(step_ms),    median(timed_ms), median(halo_ms),    median(reduced_ms),
-                       median(waiting_ms), median(sums_ms),  median(gathered_ms)};
-  comm.allreduce_max(values, 7);
+  double values[6] = {median(step_ms),    median(timed_ms), median(halo_ms),
+                       median(reduced_ms), median(waiting_ms), median(sums_ms)};
+  comm.allreduce_max(values, 6);
   const bool slab_step = distributed && distributed->last_step_fused_slab();
   return {{"mode", o.mode},
           {"ranks", ranks},
@@ -117,7 +116,6 @@ nlohmann::json time_steps(const ScalingOptions& o, MpiSession& mpi) {
           {"reduced_ms", values[3]},
           {"waiting_ms", values[4]},
           {"slab_sums_ms", values[5]},
-          {"slab_gathered_ms", values[6]},
           {"compute_ms", (distributed ? values[1] : values[0]) - values[2] - values[4]},
           {"points_per_rank", static_cast<double>(whole.size()) / ranks}};
 }

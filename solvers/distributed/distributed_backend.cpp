@@ -32,7 +32,6 @@ class DistributedBackend<T>::Coupling final : public SlabCoupling<T> {
   bool timed() const override { return b_.timing_; }
   void record(const SlabStepTimes& t) override {
     b_.times_.sums += t.sums;
-    b_.times_.gathered += t.gathered;
     b_.times_.reduced += t.reduced;
     b_.times_.waiting += t.waited;
   }

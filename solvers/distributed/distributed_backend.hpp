@@ -31,9 +31,9 @@ struct CommunicationTimes {
   double halo = 0;     // ghost planes of the stencil
   double reduced = 0;  // the reduced systems of the z lines (gather and solve)
   double waiting = 0;  // what of `reduced` the step waited for (all, unless a fused slab step overlapped it)
-  // Fused slab steps: from the x pass's end to the interface sums solved, and to every
-  // rank's gathered (reduced: to the reduced systems solved).
-  double sums = 0, gathered = 0;
+  // Fused slab steps: from the x pass's end to the interface sums solved (reduced: to every
+  // rank's gathered).
+  double sums = 0;
 };
 
 template <class T>

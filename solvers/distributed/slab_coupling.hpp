@@ -14,10 +14,11 @@ struct CUstream_st;
 namespace adi3d {
 
 // The parts of a fused slab step's coupling (seconds): from the end of the x pass to the
-// interface sums solved along y, to every rank's gathered, and to the reduced systems
-// solved (all beside the y pass); and how long the z pass waited for them after the y pass.
+// interface sums solved along y, and to every rank's gathered (all beside the y pass; the
+// ghost values are then fixed combinations of them); and how long the z pass waited for
+// them after the y pass.
 struct SlabStepTimes {
-  double sums = 0, gathered = 0, reduced = 0;
+  double sums = 0, reduced = 0;
   double waited = 0;
 };
 

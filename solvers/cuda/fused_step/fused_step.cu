@@ -320,19 +320,38 @@ int tile_threads(int axis, int tiles) {
 // block, as plan_x_bulk chose; 0: the cp.async x pass. staged: its source rows by bulk
 // loads (kStagedSource), as plan_x_bulk chose. neumann: a face is Neumann (kNeumann).
 // tiles: the y or z pass's tile buffers (yz_tile_buffers).
+// The bulk x pass (x_pass_bulk_kernel) of bulk_lines lines per block, or null where that
+// kernel is not built. kSums: the one that also forms a slab's interface sums
+// (SlabPassArgs), built for no source or a source by bulk loads (staged) only.
+template <class T, bool kSums>
+using XBulkKernel = void (*)(std::conditional_t<kSums, fused::SlabPassArgs<T>, fused::PassArgs<T>>);
+template <class T, int C, bool kNeumann, bool kSums = false>
+XBulkKernel<T, kSums> x_bulk_kernel(bool source, int bulk_lines, bool staged) {
+  return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> XBulkKernel<T, kSums> {
+    if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) || (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>)) {
+      return nullptr;
+    } else {
+      if (!source) return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, kNeumann, kSums>;
+      if (staged) return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, kNeumann, kSums>;
+      if constexpr (kSums)
+        return nullptr;
+      else
+        return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, false, kNeumann>;
+    }
+  });
+}
+// Its shared memory.
+template <class T, int C, bool kSums = false>
+std::size_t x_bulk_smem_bytes(int nx, int bulk_lines, bool staged) {
+  return with_x_bulk_lines<T>(bulk_lines, [&](auto L) {
+    return staged ? fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, true, kSums>(nx)
+                  : fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, false, kSums>(nx);
+  });
+}
+
 template <class T, int C, bool kNeumann>
 PassKernel<T> x_kernel(bool source, int bulk_lines, bool staged) {
-  if (bulk_lines)
-    return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> PassKernel<T> {
-      if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) ||
-                    (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>))
-        return nullptr;
-      else if (!source)
-        return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, kNeumann>;
-      else
-        return staged ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, kNeumann>
-                      : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, false, kNeumann>;
-    });
+  if (bulk_lines) return x_bulk_kernel<T, C, kNeumann>(source, bulk_lines, staged);
   return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true, kNeumann>
                 : fused::x_pass_kernel<T, kXLines, kXSlots, C, false, kNeumann>;
 }
@@ -356,43 +375,21 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
   return neumann ? yz_kernel<T, C, true>(axis, tiles) : yz_kernel<T, C, false>(axis, tiles);
 }
 
-// The bulk x pass that also forms a slab's interface sums (x_pass_bulk_kernel's kSums), with
-// the lines per block and source rows the plan chose for the plain one; built for a source
-// by bulk loads (staged) or none: null for the others (the distributed backend then
-// couples the z lines itself).
+// The bulk x pass that also forms a slab's interface sums, with the lines per block and
+// source rows the plan chose for the plain one; null where it is not built (the
+// distributed backend then couples the z lines itself).
 template <class T>
-using SlabXKernel = void (*)(fused::SlabPassArgs<T>);
+using SlabXKernel = XBulkKernel<T, true>;
 template <class T, int C>
 SlabXKernel<T> x_sums_kernel(bool neumann, bool source, int bulk_lines, bool staged) {
-  if (!bulk_lines || (source && !staged)) return nullptr;
-  return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> SlabXKernel<T> {
-    if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) || (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>))
-      return nullptr;
-    else if (neumann)
-      return source ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, true, true>
-                    : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, true, true>;
-    else
-      return source ? fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, false, true>
-                    : fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, false, true>;
-  });
-}
-
-// Its shared memory.
-template <class T, int C>
-std::size_t x_sums_smem_bytes(int nx, int bulk_lines, bool staged) {
-  return with_x_bulk_lines<T>(bulk_lines, [&](auto L) {
-    return staged ? fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, true, true>(nx)
-                  : fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, false, true>(nx);
-  });
+  if (!bulk_lines) return nullptr;
+  return neumann ? x_bulk_kernel<T, C, true, true>(source, bulk_lines, staged)
+                 : x_bulk_kernel<T, C, false, true>(source, bulk_lines, staged);
 }
 
 template <class T, int C>
 std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1, bool staged = false) {
-  if (axis == 0 && bulk_lines)
-    return with_x_bulk_lines<T>(bulk_lines, [&](auto L) {
-      return staged ? fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C, true>(n)
-                    : fused::x_pass_bulk_smem_bytes<T, L.value, kXSlots, C>(n);
-    });
+  if (axis == 0 && bulk_lines) return x_bulk_smem_bytes<T, C>(n, bulk_lines, staged);
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
   constexpr int L = kTileLines<T, C>;
   return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
@@ -790,40 +787,25 @@ struct FusedDouglasStep<T>::Slab {
 };
 
 template <class T>
-bool FusedDouglasStep<T>::slab_applies(const OperatorView<T>& op, bool source, const SlabCoupling<T>& coupling,
-                                       int device) {
-  if (op.alpha_field || !applies(op, device) || coupling.lines().per_line) return false;
-  for (int axis = 0; axis < 3; ++axis)
-    if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
-  // (The backend's allocations are 16-byte aligned.)
-  if (!plan_for(op, device, source, true, false)) return false;
-  if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
-  const int neumann = fused::neumann_face_mask(op);
-  const bool built = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
-    return x_sums_kernel<T, C.value>(neumann != 0, source, plan_.x_bulk_lines, plan_.x_staged_source) != nullptr;
-  });
-  int optin = 0;
-  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return built && fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
-           return x_sums_smem_bytes<T, C.value>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
-         }) <= static_cast<std::size_t>(optin);
-}
-
-template <class T>
 bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d,
                                    CUstream_st* stream, SlabCoupling<T>& coupling) {
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  if (!slab_applies(op, f != nullptr, coupling, device) || !prepare(op, u, f, d, tau, device, false, stream))
-    return false;
+  if (op.alpha_field || !applies(op, device) || coupling.lines().per_line) return false;
+  for (int axis = 0; axis < 3; ++axis)
+    if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
+  if (!prepare(op, u, f, d, tau, device, false, stream)) return false;
+  if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
   const int neumann = fused::neumann_face_mask(op);
   const SlabXKernel<T> x_kernel = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
     return x_sums_kernel<T, C.value>(neumann != 0, plan_.source, plan_.x_bulk_lines, plan_.x_staged_source);
   });
   const std::size_t x_smem = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
-    return x_sums_smem_bytes<T, C.value>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
+    return x_bulk_smem_bytes<T, C.value, true>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
   });
-  if (!x_kernel) return false;
+  int optin = 0;
+  ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (!x_kernel || x_smem > static_cast<std::size_t>(optin)) return false;
 
   cudaStream_t s = stream;
   if (!slab_ || slab_->device != device) slab_ = std::make_shared<Slab>(device);
@@ -921,13 +903,10 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   if (new_lines) {
     // Every rank's coefficients, from the gathered messages, make the combinations.
     ADI3D_CUDA_CHECK(cudaEventSynchronize(sl.gather_done));
-    std::vector<T> gathered(size * lines.ranks);
-    ADI3D_CUDA_CHECK(cudaMemcpy(gathered.data(), sl.gathered.data(), gathered.size() * sizeof(T),
-                                cudaMemcpyDeviceToHost));
-    std::vector<double> all(4 * static_cast<std::size_t>(lines.ranks));
-    for (int p = 0; p < lines.ranks; ++p)
-      for (int c = 0; c < 4; ++c) all[4 * p + c] = static_cast<double>(gathered[p * size + lines.v_first() + c]);
-    const ReducedCombination combination = reduced_combination(lines, all);
+    std::vector<T> each(4 * static_cast<std::size_t>(lines.ranks));
+    ADI3D_CUDA_CHECK(cudaMemcpy2D(each.data(), 4 * sizeof(T), sl.gathered.data() + lines.v_first(), size * sizeof(T),
+                                  4 * sizeof(T), lines.ranks, cudaMemcpyDeviceToHost));
+    const ReducedCombination combination = reduced_combination(lines, std::vector<double>(each.begin(), each.end()));
     std::vector<T> w(combination.below.begin(), combination.below.end());
     w.insert(w.end(), combination.above.begin(), combination.above.end());
     ADI3D_CUDA_CHECK(cudaMemcpyAsync(combinations, w.data(), w.size() * sizeof(T), cudaMemcpyHostToDevice, s));
@@ -950,7 +929,7 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
     };
     SlabStepTimes t;
     t.sums = seconds(sl.x_done, sl.sums_done);
-    t.gathered = t.reduced = seconds(sl.x_done, sl.gather_done);
+    t.reduced = seconds(sl.x_done, sl.gather_done);
     t.waited = std::max(0.0, seconds(sl.y_done, sl.gather_done));
     coupling.record(t);
   }

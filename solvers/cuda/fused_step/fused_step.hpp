@@ -70,7 +70,7 @@ class FusedDouglasStep {
   // join d beside the ghost planes and the z pass solves and updates u. 7 arrays, as run(),
   // and a few planes. Returns false, launching nothing, where op has an alpha field, the x
   // pass is not the bulk one (sm_90, rows of 16-byte units) or a pass takes the fallback
-  // kernel (slab_applies).
+  // kernel.
   bool run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream,
                 SlabCoupling<T>& coupling);
 
@@ -111,8 +111,6 @@ class FusedDouglasStep {
   };
   void make_plan(const OperatorView<T>& op, int device, bool source, bool aligned);
   void plan_xy(int optin, int sms);
-  // Whether run_slab takes op (with a source or without, arrays 16-byte aligned).
-  bool slab_applies(const OperatorView<T>& op, bool source, const SlabCoupling<T>& coupling, int device);
   // The plan for op and arrays so aligned (merge: whether the merged x-y kernel may take
   // it); false where run() declines.
   bool plan_for(const OperatorView<T>& op, int device, bool source, bool aligned, bool merge);
