@@ -4,10 +4,12 @@
 #include "io/field_input.hpp"
 #include "physics/grid_functions.hpp"
 #include "solvers/distributed/local_slab.hpp"
+#include "solvers/face_layout.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace adi3d::app {
@@ -32,6 +34,29 @@ SlabDecomposition slab_for(const io::Deck& deck, const io::RunConfig& config, co
   } catch (const std::invalid_argument& e) {
     deck.fail("grid.n", fmt::format("cannot split the grid over the ranks of this run: {}", e.what()));
   }
+}
+
+// A Robin face's h must be finite and >= 0 (h < 0 would feed heat in proportion to the
+// excess over u_inf: no physical face, and no stable scheme): checked over the face at the
+// start, on every rank alike. (An h that turns negative later is not caught here.)
+void check_robin_h(const io::Deck& deck, const physics::Formula& h, const SlabDecomposition& slab, int face,
+                   Communicator* comm) {
+  const std::string& key = h.key();
+  double lowest = INFINITY;
+  std::optional<physics::NonFiniteNode> bad;
+  if (!slab.interface(face)) {
+    std::vector<double> values(face_size(slab.local, face));
+    bad = physics::sample_face(h, slab.local, face, 0.0, values.data());
+    for (double v : values) lowest = std::min(lowest, v);
+  }
+  if (const auto sample = agree_on_sample(
+          bad ? std::optional(physics::NonFiniteSample{key, bad->x, bad->y, bad->z, 0.0, bad->value}) : std::nullopt,
+          comm))
+    deck.fail(key, "the Robin coefficient h " + physics::describe(*sample));
+  if (comm) comm->allreduce_min(&lowest, 1);
+  if (lowest < 0)
+    deck.fail(key, fmt::format("the Robin coefficient h is {} somewhere on the face at t = 0; h must be >= 0 "
+                               "(h = 0: insulated)", lowest));
 }
 
 }  // namespace
@@ -102,12 +127,17 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
       config.problem == io::ProblemType::poisson ? space : space_time;
   s.initial = compile_formula(deck, config.initial, space);
   physics::Formula source = compile_formula(deck, config.source, data_vars);
-  std::array<std::optional<physics::Formula>, 6> faces;
-  for (int f = 0; f < 6; ++f)
+  std::array<std::optional<physics::Formula>, 6> faces, robin_h;
+  for (int f = 0; f < 6; ++f) {
     if (config.faces[f].kind != BoundaryKind::periodic)
       faces[f] = compile_formula(deck, config.faces[f].value, data_vars);
-  s.forcing = std::make_unique<physics::FormulaForcing<T>>(slab.local, std::move(source),
-                                                            std::move(faces));
+    if (config.faces[f].kind == BoundaryKind::robin) {
+      robin_h[f] = compile_formula(deck, config.faces[f].h, data_vars);
+      check_robin_h(deck, *robin_h[f], slab, f, comm);
+    }
+  }
+  s.forcing = std::make_unique<physics::FormulaForcing<T>>(slab.local, std::move(source), std::move(faces),
+                                                            std::move(robin_h));
   if (config.exact) s.exact = compile_formula(deck, *config.exact, data_vars);
   return s;
 }

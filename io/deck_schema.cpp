@@ -12,7 +12,7 @@ const std::vector<KeySpec>& deck_schema() {
        "a constant, three constants (x y z), 'formula <expr in x,y,z>' or 'hdf5 FILE:/DATASET'"},
       {"initial.u", false, "0", "initial field, formula in x,y,z"},
       {"source.f", false, "0", "source term, formula in x,y,z,t"},
-      {"boundary.x-", false, "dirichlet 0", "dirichlet <formula> | neumann <formula> | periodic"},
+      {"boundary.x-", false, "dirichlet 0", "dirichlet <formula> | neumann <formula> | robin <h> ; <u_inf> | periodic"},
       {"boundary.x+", false, "dirichlet 0", "as boundary.x-"},
       {"boundary.y-", false, "dirichlet 0", "as boundary.x-"},
       {"boundary.y+", false, "dirichlet 0", "as boundary.x-"},

@@ -31,7 +31,23 @@ E choose(const Deck& deck, const std::string& key, const std::string& fallback,
   deck.fail(key, "expected one of: " + valid);
 }
 
-// "dirichlet <formula>", "neumann <formula>" or "periodic".
+// "robin <h> ; <u_inf>" (after the word): two formulas, h >= 0 checked where sampled.
+void read_robin(const Deck& deck, const std::string& key, const std::string& rest, FaceConfig& face) {
+  const std::string form = "expected 'robin <h> ; <u_inf>' (h: heat transfer coefficient over rho c, "
+                           "u_inf: ambient value; values or formulas in x,y,z,t)";
+  const auto semicolon = rest.find(';');
+  if (semicolon == std::string::npos || rest.find(';', semicolon + 1) != std::string::npos) deck.fail(key, form);
+  auto part = [&](std::string text) {
+    const auto b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+    if (b == std::string::npos) deck.fail(key, form);
+    return text.substr(b, e - b + 1);
+  };
+  face.kind = BoundaryKind::robin;
+  face.h = {part(rest.substr(0, semicolon)), key};
+  face.value = {part(rest.substr(semicolon + 1)), key};
+}
+
+// "dirichlet <formula>", "neumann <formula>", "robin <h> ; <u_inf>" or "periodic".
 FaceConfig read_face(const Deck& deck, const std::string& key) {
   FaceConfig face;
   const std::string text = deck.query_string(key).value_or("dirichlet 0");
@@ -47,12 +63,17 @@ FaceConfig read_face(const Deck& deck, const std::string& key) {
     face.kind = BoundaryKind::periodic;
     return face;
   }
+  if (word == "robin") {
+    read_robin(deck, key, rest, face);
+    return face;
+  }
   if (word == "dirichlet")
     face.kind = BoundaryKind::dirichlet;
   else if (word == "neumann")
     face.kind = BoundaryKind::neumann;
   else
-    deck.fail(key, "expected 'dirichlet <value|formula>', 'neumann <value|formula>' or 'periodic'");
+    deck.fail(key, "expected 'dirichlet <value|formula>', 'neumann <value|formula>', 'robin <h> ; <u_inf>' or "
+                   "'periodic'");
   if (rest.empty()) deck.fail(key, "'" + word + "' needs a value or a formula in x,y,z,t");
   face.value = {rest, key};
   return face;

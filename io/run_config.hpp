@@ -24,7 +24,8 @@ struct FormulaText {
 
 struct FaceConfig {
   BoundaryKind kind = BoundaryKind::dirichlet;
-  FormulaText value;  // Dirichlet value or Neumann outward normal derivative
+  FormulaText value;  // Dirichlet value, Neumann outward normal derivative, or Robin u_inf
+  FormulaText h;      // Robin: the coefficient h of -alpha du/dn = h (u - u_inf)
 };
 
 struct DiffusivityConfig {

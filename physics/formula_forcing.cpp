@@ -30,6 +30,37 @@ void FormulaForcing<T>::boundary(int face, double t, T* out) const {
 }
 
 template <class T>
+std::optional<double> FormulaForcing<T>::robin_h_constant(int face) const {
+  if (!robin_h_[face]) return 0.0;
+  const Formula& h = *robin_h_[face];
+  if (!h.is_constant()) return std::nullopt;
+  return h(0, 0, 0, 0);
+}
+
+template <class T>
+void FormulaForcing<T>::robin_h(int face, double t, T* out) const {
+  if (!robin_h_[face]) {
+    std::fill(out, out + face_size(grid_, face), T(0));
+    return;
+  }
+  record(*robin_h_[face], t, sample_face(*robin_h_[face], grid_, face, t, out));
+}
+
+template <class T>
+bool FormulaForcing<T>::robin_h_on_backend(int face, double t, T* values, Backend<T>& backend) const {
+  if (!robin_h_[face]) return false;
+  const rtc::DeviceFunction<T>* fn = device_function(*robin_h_[face], face + 7, backend);
+  if (!fn) return false;
+  fn->sample_face(grid_, face, t, values, backend.cuda_stream());
+  return true;
+}
+
+template <class T>
+const Formula& FormulaForcing<T>::slot_formula(int slot) const {
+  return slot == 0 ? source_ : slot <= 6 ? *faces_[slot - 1] : *robin_h_[slot - 7];
+}
+
+template <class T>
 const rtc::DeviceFunction<T>* FormulaForcing<T>::device_function(const Formula& f, int slot,
                                                                    Backend<T>& backend) const {
   if (backend.kind() != BackendKind::cuda || device_failed_[slot]) return nullptr;
@@ -66,18 +97,18 @@ bool FormulaForcing<T>::boundary_on_backend(int face, double t, T* values, Backe
 template <class T>
 std::optional<NonFiniteSample> FormulaForcing<T>::first_non_finite() const {
   if (host_non_finite_) return host_non_finite_;
-  for (int slot = 0; slot < 7; ++slot) {
+  for (int slot = 0; slot < kSlots; ++slot) {
     if (!device_[slot]) continue;
     const auto entry = device_[slot]->first_non_finite();
     if (!entry) continue;
-    const Formula& f = slot == 0 ? source_ : *faces_[slot - 1];
+    const Formula& f = slot_formula(slot);
     NonFiniteNode node;
     if (slot == 0) {
       const std::size_t nx = grid_.n[0], ny = grid_.n[1];
       node = {grid_.coord(0, static_cast<int>(entry->index % nx)), grid_.coord(1, static_cast<int>(entry->index / nx % ny)),
               grid_.coord(2, static_cast<int>(entry->index / (nx * ny))), entry->value};
     } else {
-      node = face_entry_node(grid_, slot - 1, entry->index, entry->value);
+      node = face_entry_node(grid_, (slot - 1) % 6, entry->index, entry->value);
     }
     return NonFiniteSample{f.key(), node.x, node.y, node.z, entry->t, node.value};
   }

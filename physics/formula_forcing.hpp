@@ -16,8 +16,11 @@ namespace adi3d::physics {
 template <class T>
 class FormulaForcing final : public Forcing<T> {
  public:
-  FormulaForcing(const Grid3& grid, Formula source, std::array<std::optional<Formula>, 6> faces)
-      : grid_(grid), source_(std::move(source)), faces_(std::move(faces)) {}
+  // faces: each face's data (Dirichlet value, Neumann derivative, Robin u_inf), none where
+  // periodic; robin_h: a Robin face's h.
+  FormulaForcing(const Grid3& grid, Formula source, std::array<std::optional<Formula>, 6> faces,
+                 std::array<std::optional<Formula>, 6> robin_h = {})
+      : grid_(grid), source_(std::move(source)), faces_(std::move(faces)), robin_h_(std::move(robin_h)) {}
 
   bool has_source() const override { return !source_.is_zero(); }
   bool source_depends_on_time() const override { return source_.uses("t"); }
@@ -30,6 +33,10 @@ class FormulaForcing final : public Forcing<T> {
   // On a CUDA backend, formulas are compiled for the GPU once (NVRTC) and sampled there.
   bool source_on_backend(double t, T* values, Backend<T>& backend) const override;
   bool boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const override;
+  std::optional<double> robin_h_constant(int face) const override;
+  bool robin_h_depends_on_time(int face) const override { return robin_h_[face] && robin_h_[face]->uses("t"); }
+  void robin_h(int face, double t, T* out) const override;
+  bool robin_h_on_backend(int face, double t, T* values, Backend<T>& backend) const override;
 
   // The first sample so far, on the host or the GPU, that was not finite: the run checks
   // this where it checks its field (heat_run), so that bad data is a deck error naming the
@@ -43,13 +50,18 @@ class FormulaForcing final : public Forcing<T> {
 
   const rtc::DeviceFunction<T>* device_function(const Formula& f, int slot, Backend<T>& backend) const;
 
+  // The formula of a device slot: 0 the source, 1..6 the faces' data, 7..12 their Robin h.
+  const Formula& slot_formula(int slot) const;
+
   Grid3 grid_;
   Formula source_;
   std::array<std::optional<Formula>, 6> faces_;
-  // Compiled on first use: slot 0 the source, 1..6 the faces. A formula that fails to
-  // compile for the GPU is reported once and evaluated on the host from then on.
-  mutable std::array<std::unique_ptr<rtc::DeviceFunction<T>>, 7> device_;
-  mutable std::array<bool, 7> device_failed_{};
+  std::array<std::optional<Formula>, 6> robin_h_;
+  // Compiled on first use, by slot (slot_formula). A formula that fails to compile for the
+  // GPU is reported once and evaluated on the host from then on.
+  static constexpr int kSlots = 13;
+  mutable std::array<std::unique_ptr<rtc::DeviceFunction<T>>, kSlots> device_;
+  mutable std::array<bool, kSlots> device_failed_{};
   mutable std::optional<NonFiniteSample> host_non_finite_;  // the first of the host's samplings
 };
 

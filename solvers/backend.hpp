@@ -74,6 +74,10 @@ class Backend {
   // into the source of the fused step: work of the data's faces, so that data that moves
   // folds every step.
   virtual void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) = 0;
+  // g = h (u_inf - u) / alpha on the nodes of Robin face `face` (face layout; h from op's
+  // robin_h_field or robin_h, alpha at the node; u_inf null: 0): the outward derivative
+  // that carries the face's flux as Neumann data, from u as it is now.
+  virtual void robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g) = 0;
   // Solves (I - tau A_axis) x = d in place for every grid line along the axis; rows on
   // Dirichlet faces of that axis are identity rows; periodic axes are cyclic systems.
   virtual void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) = 0;

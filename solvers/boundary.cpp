@@ -13,4 +13,10 @@ bool BoundarySpec::has_dirichlet() const {
   return false;
 }
 
+bool BoundarySpec::has_robin() const {
+  for (BoundaryKind k : face)
+    if (k == BoundaryKind::robin) return true;
+  return false;
+}
+
 }  // namespace adi3d

@@ -5,7 +5,9 @@
 
 namespace adi3d {
 
-enum class BoundaryKind { dirichlet, neumann, periodic };
+// robin: the convective face -alpha du/dn = h (u - u_inf). The kernels see it as a Neumann
+// face (OperatorView::robin_h says which and with what h; discretization.hpp).
+enum class BoundaryKind { dirichlet, neumann, periodic, robin };
 
 // Faces in the order x-, x+, y-, y+, z-, z+: face = 2*axis + side.
 constexpr int face_index(int axis, int side) { return 2 * axis + side; }
@@ -19,6 +21,7 @@ struct BoundarySpec {
   BoundaryKind hi(int axis) const { return face[face_index(axis, 1)]; }
   bool periodic(int axis) const { return lo(axis) == BoundaryKind::periodic; }
   bool has_dirichlet() const;
+  bool has_robin() const;
 };
 
 // Row kinds of a line of nodes along one axis, as every kernel generates them.

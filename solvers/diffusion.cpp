@@ -11,8 +11,10 @@ OperatorView<T> make_operator_view(const Diffusion<T>& d,
     op.inv_h[a] = static_cast<T>(1.0 / d.grid.h[a]);
     op.inv_h2[a] = static_cast<T>(1.0 / (d.grid.h[a] * d.grid.h[a]));
     op.alpha[a] = static_cast<T>(d.alpha[a]);
-    op.lo[a] = d.bc.lo(a);
-    op.hi[a] = d.bc.hi(a);
+    // A Robin face is a Neumann one to the kernels (OperatorView::robin_h).
+    auto kernel_kind = [](BoundaryKind k) { return k == BoundaryKind::robin ? BoundaryKind::neumann : k; };
+    op.lo[a] = kernel_kind(d.bc.lo(a));
+    op.hi[a] = kernel_kind(d.bc.hi(a));
   }
   op.alpha_field = alpha_field;
   return op;

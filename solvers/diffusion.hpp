@@ -8,6 +8,7 @@
 #include "solvers/grid.hpp"
 
 #include <array>
+#include <optional>
 #include <vector>
 
 namespace adi3d {
@@ -52,6 +53,24 @@ class Forcing {
     return false;
   }
   virtual bool boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const {
+    (void)face, (void)t, (void)values, (void)backend;
+    return false;
+  }
+
+  // Robin faces: h of -alpha du/dn = h (u - u_inf), boundary() giving u_inf. Where h is one
+  // value over the face for all time, robin_h_constant gives it (the shared line factors
+  // then take it; a forcing that knows no Robin data says 0, an insulated face), else
+  // nothing and robin_h samples it per face node.
+  virtual std::optional<double> robin_h_constant(int face) const {
+    (void)face;
+    return 0.0;
+  }
+  virtual bool robin_h_depends_on_time(int face) const {
+    (void)face;
+    return false;
+  }
+  virtual void robin_h(int face, double t, T* face_values) const { (void)face, (void)t, (void)face_values; }
+  virtual bool robin_h_on_backend(int face, double t, T* values, Backend<T>& backend) const {
     (void)face, (void)t, (void)values, (void)backend;
     return false;
   }

@@ -5,12 +5,18 @@
 // with face conductances wm, wp = alpha_{i-+1/2} / h^2 (face alpha = harmonic mean of the
 // two nodes, exact for layered media). A Neumann face node uses the mirrored ghost node
 // (the half-cell balance), so wm = 0, wp = 2 alpha_{1/2} / h^2 and the prescribed outward
-// derivative g adds 2 alpha_0 g / h. A Dirichlet face node is not an unknown.
+// derivative g adds 2 alpha_0 g / h. A Dirichlet face node is not an unknown. A Robin face
+// node is a Neumann one whose flux is h (u_inf - u): its outward derivative
+// g = h (u_inf - u) / alpha_0 adds 2 h (u_inf - u) / h_grid, the explicit part as Neumann
+// data from u (Backend::robin_data) and in the implicit rows the diagonal
+// beta = 2 h / h_grid (AxisRow::wd), so that the face is as implicit as the interior.
 #include "solvers/face_layout.hpp"
 #include "solvers/host_device.hpp"
 #include "solvers/operator_view.hpp"
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 namespace adi3d {
 
@@ -79,11 +85,86 @@ struct AxisRow {
   std::size_t lower;  // flat index of the lower neighbour
   std::size_t upper;  // flat index of the upper neighbour
   RowWeights<T> w;
+  T wd = T(0);        // a Robin face's beta = 2 h / h_grid on the implicit diagonal
 };
 
 template <class T>
 ADI3D_HD T alpha_at(const OperatorView<T>& op, int axis, std::size_t p) {
   return op.alpha_field ? op.alpha_field[p] : op.alpha[axis];
+}
+
+// The face-layout index (face_layout.hpp) of grid node p, a node of a face normal to axis.
+ADI3D_HD std::size_t face_entry_of(const int n[3], int axis, std::size_t p) {
+  const std::size_t nx = static_cast<std::size_t>(n[0]), nxy = nx * static_cast<std::size_t>(n[1]);
+  return axis == 0 ? p / nx : axis == 1 ? p % nx + nx * (p / nxy) : p % nxy;
+}
+
+// Robin face `face`'s h at its node p (0 where the face is not Robin). (Selects, not
+// op.robin_h[face]: a run-time index into a kernel's parameters puts them in local memory.)
+template <class T>
+ADI3D_HD T robin_h_at(const OperatorView<T>& op, int face, std::size_t p) {
+  const T* field = nullptr;
+  T h = T(0);
+  for (int f = 0; f < 6; ++f) {
+    field = f == face ? op.robin_h_field[f] : field;
+    h = f == face ? op.robin_h[f] : h;
+  }
+  return field ? field[face_entry_of(op.n, face / 2, p)] : h;
+}
+
+// Whether a face of axis has a Robin h that varies over it (a field).
+template <class T>
+ADI3D_HD bool robin_field_on_axis(const OperatorView<T>& op, int axis) {
+  bool field = false;
+  for (int f = 0; f < 6; ++f) field = field || (f / 2 == axis && op.robin_h_field[f]);
+  return field;
+}
+
+// What the matrix of lines alike along an axis depends on besides tau: shared factors
+// are cached under it.
+template <class T>
+struct LineMatrixKey {
+  int n;
+  BoundaryKind lo, hi;
+  T alpha, inv_h2, robin_lo, robin_hi;
+  bool operator==(const LineMatrixKey& o) const {
+    return n == o.n && lo == o.lo && hi == o.hi && alpha == o.alpha && inv_h2 == o.inv_h2 &&
+           robin_lo == o.robin_lo && robin_hi == o.robin_hi;
+  }
+  bool operator!=(const LineMatrixKey& o) const { return !(*this == o); }
+};
+// Shared factors of lines that differ would be those of a line at a stand-in position.
+template <class T>
+void require_lines_alike(const OperatorView<T>& op, int axis) {
+  if (!lines_alike(op, axis))
+    throw std::logic_error("shared line factors asked for lines along axis " + std::to_string(axis) +
+                           " that differ line by line");
+}
+template <class T>
+LineMatrixKey<T> line_matrix_key(const OperatorView<T>& op, int axis) {
+  return {op.n[axis], op.lo[axis], op.hi[axis], op.alpha[axis], op.inv_h2[axis], op.robin_h[2 * axis],
+          op.robin_h[2 * axis + 1]};
+}
+
+// Whether a face of axis is Robin (h constant or a field).
+template <class T>
+ADI3D_HD bool robin_axis(const OperatorView<T>& op, int axis) {
+  bool robin = false;
+  for (int f = 0; f < 6; ++f) robin = robin || (f / 2 == axis && (op.robin_h_field[f] || op.robin_h[f] != T(0)));
+  return robin;
+}
+
+template <class T>
+ADI3D_HD bool has_robin(const OperatorView<T>& op) {
+  return robin_axis(op, 0) || robin_axis(op, 1) || robin_axis(op, 2);
+}
+
+// Whether the lines along axis all have the same matrix (no alpha field, no Robin h that
+// varies over a face of the axis): the shared-factor solvers take only these, and their
+// factors call axis_row at stand-in positions.
+template <class T>
+ADI3D_HD bool lines_alike(const OperatorView<T>& op, int axis) {
+  return !op.alpha_field && !robin_field_on_axis(op, axis);
 }
 
 template <class T>
@@ -99,6 +180,8 @@ ADI3D_HD AxisRow<T> axis_row(const OperatorView<T>& op, int axis, int i, std::si
   r.upper = p - static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(ip) * stride;
   r.w = row_weights(r.kind, alpha_at(op, axis, r.lower), alpha_at(op, axis, p),
                     alpha_at(op, axis, r.upper), op.inv_h2[axis]);
+  if (r.kind == RowKind::neumann_lo || r.kind == RowKind::neumann_hi)
+    r.wd = T(2) * robin_h_at(op, face_index(axis, r.kind == RowKind::neumann_hi ? 1 : 0), p) * op.inv_h[axis];
   return r;
 }
 
@@ -132,10 +215,20 @@ ADI3D_HD T tangential_factor(const OperatorView<T>& op, int face, int axis, T ta
   const int ip = upper_neighbour(i, op.n[axis], periodic);
   const std::size_t em = along_u ? im + nu * b : a + nu * im;
   const std::size_t ep = along_u ? ip + nu * b : a + nu * ip;
-  return w[e] - tau * (row.w.wm * (w[em] - w[e]) + row.w.wp * (w[ep] - w[e]));
+  return w[e] - tau * (row.w.wm * (w[em] - w[e]) + row.w.wp * (w[ep] - w[e]) - row.wd * w[e]);
 }
 
-// (A u)_p at an unknown node: the 7-point stencil.
+// The outward derivative g = h (u_inf - u) / alpha that carries Robin face `face`'s flux
+// at its node (a, b) as Neumann data (u_inf null: 0).
+template <class T>
+ADI3D_HD T robin_derivative(const OperatorView<T>& op, int face, const T* u_inf, const T* u, int a, int b) {
+  const std::size_t p = face_node(op.n, face, a, b);
+  const std::size_t e = a + static_cast<std::size_t>(op.n[face_axes(face).u]) * b;
+  const T ambient = u_inf ? u_inf[e] : T(0);
+  return robin_h_at(op, face, p) * (ambient - u[p]) / alpha_at(op, face / 2, p);
+}
+
+// (A u)_p at an unknown node: the 7-point stencil (a Robin face's flux is data: above).
 template <class T>
 ADI3D_HD T apply_operator(const OperatorView<T>& op, const T* u, int i, int j, int k) {
   const std::size_t sx = 1, sy = static_cast<std::size_t>(op.n[0]),
@@ -163,7 +256,7 @@ ADI3D_HD TriRow<T> implicit_row(const AxisRow<T>& r, T tau) {
   if (r.kind == RowKind::dirichlet) return {T(0), T(1), T(0)};
   const T a = -tau * r.w.wm;
   const T c = -tau * r.w.wp;
-  return {a, T(1) - a - c, c};
+  return {a, T(1) - a - c + tau * r.wd, c};
 }
 
 // The Neumann faces of op whose data (face-layout arrays, null where zero) is given: bit f

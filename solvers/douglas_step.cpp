@@ -31,11 +31,27 @@ DouglasStepper<T>::DouglasStepper(Backend<T>& backend, const Diffusion<T>& diffu
     const BoundaryKind kind = diffusion.bc.face[f];
     if (kind == BoundaryKind::neumann && !forcing.boundary_is_zero(f))
       neumann_[f] = backend.allocate(face_size(g, f));
+    if (kind == BoundaryKind::robin) {
+      robin_[f] = has_robin_ = true;
+      neumann_[f] = backend.allocate(face_size(g, f));
+      if (!forcing.boundary_is_zero(f)) ambient_[f] = backend.allocate(face_size(g, f));
+      if (const std::optional<double> h = forcing.robin_h_constant(f)) {
+        op_.robin_h[f] = static_cast<T>(*h);
+      } else {
+        robin_h_[f] = backend.allocate(face_size(g, f));
+        op_.robin_h_field[f] = robin_h_[f].data();
+      }
+    }
     if (kind == BoundaryKind::dirichlet) {
       g_now_[f] = backend.allocate(face_size(g, f));
       face_moves_[f] = forcing.boundary_depends_on_time(f);
       dirichlet_moves_ = dirichlet_moves_ || face_moves_[f];
     }
+  }
+  for (int side = 0; side < 2; ++side) {
+    const int f = face_index(2, side);
+    if (diffusion.interface(f) && diffusion.whole_bc().face[f] == BoundaryKind::robin && !forcing.robin_h_constant(f))
+      op_.z_lines_differ_elsewhere = true;
   }
   if (!dirichlet_moves_) return;
   for (int f = 0; f < 6; ++f) {
@@ -60,6 +76,14 @@ void DouglasStepper<T>::sample_face(int face, double t, T* dst) {
 }
 
 template <class T>
+void DouglasStepper<T>::sample_robin_h(int face, double t, T* dst) {
+  if (forcing_.robin_h_on_backend(face, t, dst, backend_)) return;
+  host_face_.resize(face_size(diffusion_.grid, face));
+  forcing_.robin_h(face, t, host_face_.data());
+  backend_.upload(host_face_.data(), dst, host_face_.size());
+}
+
+template <class T>
 void DouglasStepper<T>::load_forcing(double t) {
   const Grid3& g = diffusion_.grid;
   const bool first = !forcing_loaded_;
@@ -71,22 +95,45 @@ void DouglasStepper<T>::load_forcing(double t) {
     forcing_.source(t, host_source_.data());
     backend_.upload(host_source_.data(), source_.data(), g.size());
   }
+  if (source_moves) source_folded_ = false;
   bool data_moves = false;
-  for (int f = 0; f < 6; ++f)
-    if (neumann_[f].data() && (first || forcing_.boundary_depends_on_time(f))) {
+  for (int f = 0; f < 6; ++f) {
+    const bool moves = first || forcing_.boundary_depends_on_time(f);
+    if (robin_[f]) {
+      if (ambient_[f].data() && moves) sample_face(f, t, ambient_[f].data());
+      if (robin_h_[f].data() && (first || forcing_.robin_h_depends_on_time(f))) sample_robin_h(f, t, robin_h_[f].data());
+    } else if (neumann_[f].data() && moves) {
       sample_face(f, t, neumann_[f].data());
       data_moves = true;
     }
+  }
   forcing_loaded_ = true;
   forcing_time_ = t;
-  if (neumann_folded_ && (source_moves || data_moves)) fold_into_source();
+  refold_ = refold_ || source_moves || data_moves;
+}
+
+template <class T>
+void DouglasStepper<T>::update_face_data(const T* u) {
+  for (int f = 0; f < 6; ++f)
+    if (robin_[f]) backend_.robin_data(op_, f, ambient_[f].data(), u, neumann_[f].data());
+  if (neumann_folded_ && (refold_ || has_robin_)) fold_into_source();
+  refold_ = false;
 }
 
 template <class T>
 void DouglasStepper<T>::fold_into_source() {
   // On the faces: the fixed source kept apart, the source just loaded (in place), or none.
-  const T* base = source_base_.data() ? source_base_.data() : forcing_.has_source() ? source_.data() : nullptr;
+  const bool in_place = !source_base_.data() && forcing_.has_source();
+  if (in_place && source_folded_) {
+    // Folding twice into one sampling would add the terms twice: sample it again.
+    source_folded_ = false;
+    const double t = forcing_time_;
+    forcing_loaded_ = false;
+    load_forcing(t);
+  }
+  const T* base = source_base_.data() ? source_base_.data() : in_place ? source_.data() : nullptr;
   backend_.fold_neumann_terms(op_, neumann_data(), base, source_.data());
+  source_folded_ = in_place;
 }
 
 template <class T>
@@ -153,7 +200,8 @@ template <class T>
 void DouglasStepper<T>::fold_neumann_data() {
   folding_tried_ = true;
   if (!backend_.fuses_douglas_step(op_)) return;
-  bool data_moves = false;
+  // A Robin face's data moves with u.
+  bool data_moves = has_robin_;
   for (int f = 0; f < 6; ++f) data_moves = data_moves || (neumann_[f].data() && forcing_.boundary_depends_on_time(f));
   const bool source_moves = forcing_.has_source() && forcing_.source_depends_on_time();
   const std::size_t n = diffusion_.grid.size();
@@ -174,6 +222,7 @@ void DouglasStepper<T>::fold_neumann_data() {
     source_base_ = std::move(base);
   }
   neumann_folded_ = true;
+  source_folded_ = false;
   fold_into_source();
   // Data and source fixed: folded for good.
   if (!data_moves && !source_moves)
@@ -185,6 +234,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
   const Grid3& g = diffusion_.grid;
   const T tau = static_cast<T>(theta_ * dt);
   load_forcing(t + theta_ * dt);
+  update_face_data(u);
   // Fixed Dirichlet data and no Neumann data (or only what has joined the source): the
   // backend may run the whole step fused.
   const bool fusable = !dirichlet_moves_ && !rhs_norms;
@@ -220,6 +270,7 @@ void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
 template <class T>
 void DouglasStepper<T>::residual(const T* u, double t, T* r) {
   load_forcing(t);
+  update_face_data(u);
   backend_.operator_rhs(op_, u, source_.data(), unfolded_neumann_data(), T(1), r);
 }
 

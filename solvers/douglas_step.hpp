@@ -60,6 +60,10 @@ class DouglasStepper {
   // Face data at time t into backend memory: on the backend where the forcing can (run-time
   // compiled formulas), else sampled on the host and uploaded.
   void sample_face(int face, double t, T* dst);
+  void sample_robin_h(int face, double t, T* dst);
+  // The Robin faces' flux as Neumann data from u (neumann_), then the fold into the source
+  // where the data has joined it and something moved since the last fold.
+  void update_face_data(const T* u);
   // From g_now_ and g^{n+1} = g(t_next): the stage values of every moving Dirichlet face.
   void prepare_dirichlet_stages(double t_next, T tau);
   void set_dirichlet_increments(T* field, int axis);
@@ -74,9 +78,17 @@ class DouglasStepper {
   Array<T> source_;       // what the steps read: f, or f + the Neumann terms once folded
   Array<T> source_base_;  // a fixed f, where folded data moves
   Array<T> rhs_;
-  std::array<Array<T>, 6> neumann_;
+  std::array<Array<T>, 6> neumann_;  // Neumann data; on Robin faces their flux from u
+  // Robin faces: u_inf (null where zero) and h where it varies over the face (op_'s
+  // robin_h_field), sampled with the rest of the forcing.
+  std::array<bool, 6> robin_{};
+  std::array<Array<T>, 6> ambient_;
+  std::array<Array<T>, 6> robin_h_;
+  bool has_robin_ = false;
   bool folding_tried_ = false;
   bool neumann_folded_ = false;
+  bool refold_ = false;        // folded data or the source moved since the last fold
+  bool source_folded_ = false;  // source_ took the terms in place since its last sampling
   long fused_steps_ = 0;
   std::vector<T> host_source_;
   std::vector<T> host_face_;

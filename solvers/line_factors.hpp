@@ -25,6 +25,7 @@ struct LineFactors {
 
 template <class T>
 LineFactors<T> factor_line(const OperatorView<T>& op, int axis, T tau) {
+  require_lines_alike(op, axis);
   LineFactors<T> f;
   const int n = op.n[axis];
   f.n = n;

@@ -15,7 +15,7 @@ namespace adi3d {
 constexpr double kIterationTheta = 0.5;
 
 template <class T>
-SpectrumBounds spectrum_bounds(const Diffusion<T>& d) {
+SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<double, 6>& robin_h) {
   double amin[3], amax[3];
   for (int a = 0; a < 3; ++a) amin[a] = amax[a] = d.alpha[a];
   if (!d.alpha_field.empty()) {
@@ -34,9 +34,19 @@ SpectrumBounds spectrum_bounds(const Diffusion<T>& d) {
     const int dirichlet = (bc.lo(a) == BoundaryKind::dirichlet) + (bc.hi(a) == BoundaryKind::dirichlet);
     // Lowest mode of -d2/dx2 on the axis: sin (two Dirichlet ends), quarter wave (one),
     // and for Neumann-Neumann or periodic the constant (0) then the first non-constant.
-    const double k = dirichlet == 2 ? M_PI / length : dirichlet == 1 ? M_PI / (2 * length) : 0.0;
+    auto lowest = [length](int ends) {
+      const double k = ends == 2 ? M_PI / length : ends == 1 ? M_PI / (2 * length) : 0.0;
+      return k * k;
+    };
+    double k2 = lowest(dirichlet);
+    // Robin ends (conductance h / alpha each) lie between Neumann and Dirichlet ends: a
+    // weak one lifts the lowest mode by about (sum h / alpha) / L, a strong one to the
+    // Dirichlet value; the blend stays below both.
+    const double conductance = (robin_h[face_index(a, 0)] + robin_h[face_index(a, 1)]) / amax[a];
+    const int robin = (bc.lo(a) == BoundaryKind::robin) + (bc.hi(a) == BoundaryKind::robin);
+    if (robin > 0 && conductance > 0) k2 += 1.0 / (1.0 / (lowest(dirichlet + robin) - k2) + length / conductance);
     const double first_nonconstant = bc.periodic(a) ? 2 * M_PI / length : M_PI / length;
-    lmin += amin[a] * k * k;
+    lmin += amin[a] * k2;
     smallest_nonzero = std::min(smallest_nonzero, amin[a] * first_nonconstant * first_nonconstant);
     lmax += 4 * amax[a] / (g.h[a] * g.h[a]);
   }
@@ -86,6 +96,11 @@ class PoissonAdi<T>::CompatibleForcing final : public Forcing<T> {
   void boundary(int face, double, T* out) const override { inner_.boundary(face, 0.0, out); }
   bool boundary_on_backend(int face, double, T* values, Backend<T>& backend) const override {
     return inner_.boundary_on_backend(face, 0.0, values, backend);
+  }
+  std::optional<double> robin_h_constant(int face) const override { return inner_.robin_h_constant(face); }
+  void robin_h(int face, double, T* out) const override { inner_.robin_h(face, 0.0, out); }
+  bool robin_h_on_backend(int face, double, T* values, Backend<T>& backend) const override {
+    return inner_.robin_h_on_backend(face, 0.0, values, backend);
   }
 
  private:
@@ -138,7 +153,17 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   const Grid3& g = diffusion_.grid;
   const std::size_t n = g.size();
   PoissonReport report;
-  const bool singular = !diffusion_.whole_bc().has_dirichlet();
+  const BoundarySpec& bc = diffusion_.whole_bc();
+  // Robin faces: h, where one value (the spectrum bounds take it); any with h > 0 anchors.
+  std::array<double, 6> robin_h{};
+  bool anchored = bc.has_dirichlet();
+  for (int f = 0; f < 6; ++f) {
+    if (bc.face[f] != BoundaryKind::robin) continue;
+    const std::optional<double> h = forcing_->robin_h_constant(f);
+    robin_h[f] = h.value_or(0.0);
+    anchored = anchored || !h || *h > 0;
+  }
+  const bool singular = !anchored;
 
   if (singular) {
     DouglasStepper<T> probe(backend_, diffusion_, *forcing_, 1.0);
@@ -160,7 +185,7 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
 
   DouglasStepper<T> stepper(backend_, diffusion_, *forcing_, kIterationTheta);
   stepper.initialize(u, 0.0);
-  const SpectrumBounds bounds = spectrum_bounds(diffusion_);
+  const SpectrumBounds bounds = spectrum_bounds(diffusion_, robin_h);
   report.lambda_min = bounds.lambda_min;
   report.lambda_max = bounds.lambda_max;
   report.taus = adi_parameters(bounds, options_.cycle);
@@ -220,8 +245,8 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   return report;
 }
 
-template SpectrumBounds spectrum_bounds(const Diffusion<float>&);
-template SpectrumBounds spectrum_bounds(const Diffusion<double>&);
+template SpectrumBounds spectrum_bounds(const Diffusion<float>&, const std::array<double, 6>&);
+template SpectrumBounds spectrum_bounds(const Diffusion<double>&, const std::array<double, 6>&);
 template class PoissonAdi<float>;
 template class PoissonAdi<double>;
 

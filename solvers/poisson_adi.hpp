@@ -7,7 +7,8 @@
 // the residual ||A u + f|| relative to that of the initial guess. Problems without
 // Dirichlet faces are singular: the data must be compatible (the weighted sum of f and
 // the boundary fluxes vanishes); the discretisation's small inconsistency is projected
-// out, a gross one is an error, and the solution returned has zero mean.
+// out, a gross one is an error, and the solution returned has zero mean. A Robin face with
+// h > 0 anchors the solution as a Dirichlet one does.
 #include "solvers/douglas_step.hpp"
 
 #include <functional>
@@ -47,8 +48,10 @@ struct SpectrumBounds {
   double lambda_min;
   double lambda_max;
 };
+// robin_h: a Robin face's constant h (0 elsewhere, and where h varies over the face: the
+// bound then takes the face as insulated, below the true one).
 template <class T>
-SpectrumBounds spectrum_bounds(const Diffusion<T>& d);
+SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<double, 6>& robin_h = {});
 std::vector<double> adi_parameters(SpectrumBounds bounds, int cycle);
 
 template <class T>

@@ -137,6 +137,15 @@ void CpuBackend<T>::fold_neumann_terms(const OperatorView<T>& op, const FaceData
 }
 
 template <class T>
+void CpuBackend<T>::robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g) {
+  const FaceAxes fa = face_axes(face);
+  const int nu = op.n[fa.u], nv = op.n[fa.v];
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nv; ++b)
+    for (int a = 0; a < nu; ++a) g[a + static_cast<std::size_t>(nu) * b] = robin_derivative(op, face, u_inf, u, a, b);
+}
+
+template <class T>
 void CpuBackend<T>::set_face(const Grid3& grid, int face, const T* values, T* field) {
   const FaceAxes fa = face_axes(face);
   const int nu = grid.n[fa.u], nv = grid.n[fa.v];

@@ -1,6 +1,7 @@
 #pragma once
 // The CPU backend: OpenMP across lines and planes, vectorised inner loops.
 #include "solvers/backend.hpp"
+#include "solvers/discretization.hpp"
 #include "solvers/cpu/line_factors.hpp"
 
 #include <deque>
@@ -21,6 +22,7 @@ class CpuBackend : public Backend<T> {
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
                     T scale, T* r) override;
   void fold_neumann_terms(const OperatorView<T>& op, const FaceData<T>& neumann, const T* base, T* f) override;
+  void robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g) override;
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
   void scale_face(const Grid3& grid, int face, T factor, T* field) override;
@@ -44,9 +46,9 @@ class CpuBackend : public Backend<T> {
   void solve_lines_general(const OperatorView<T>& op, int axis, T tau, T* d);
 
   struct FactorEntry {
-    int axis, n;
-    T tau, alpha, inv_h2;
-    BoundaryKind lo, hi;
+    int axis;
+    LineMatrixKey<T> key;
+    T tau;
     LineFactors<T> factors;
   };
   std::deque<FactorEntry> factor_cache_;

@@ -33,7 +33,7 @@ LineBatch line_batch(const int n[3], int axis) {
 
 template <class T>
 void CpuBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) {
-  if (op.alpha_field)
+  if (!lines_alike(op, axis))
     solve_lines_general(op, axis, tau, d);
   else
     solve_lines_constant(op, axis, tau, d);
@@ -41,13 +41,11 @@ void CpuBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* d
 
 template <class T>
 const LineFactors<T>& CpuBackend<T>::factors(const OperatorView<T>& op, int axis, T tau) {
+  const LineMatrixKey<T> key = line_matrix_key(op, axis);
   for (const FactorEntry& e : factor_cache_)
-    if (e.axis == axis && e.n == op.n[axis] && e.tau == tau && e.alpha == op.alpha[axis] &&
-        e.inv_h2 == op.inv_h2[axis] && e.lo == op.lo[axis] && e.hi == op.hi[axis])
-      return e.factors;
+    if (e.axis == axis && e.key == key && e.tau == tau) return e.factors;
   if (factor_cache_.size() >= 48) factor_cache_.pop_front();
-  factor_cache_.push_back({axis, op.n[axis], tau, op.alpha[axis], op.inv_h2[axis], op.lo[axis],
-                           op.hi[axis], factor_line(op, axis, tau)});
+  factor_cache_.push_back({axis, key, tau, factor_line(op, axis, tau)});
   return factor_cache_.back().factors;
 }
 

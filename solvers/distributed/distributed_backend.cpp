@@ -105,8 +105,9 @@ void DistributedBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T t
 template <class T>
 const typename DistributedBackend<T>::Responses& DistributedBackend<T>::column_responses(const OperatorView<T>& op,
                                                                                          T tau) {
+  const LineMatrixKey<T> key = line_matrix_key(op, 2);
   for (const Responses& r : responses_)
-    if (r.tau == tau && r.alpha == op.alpha[2] && r.inv_h2 == op.inv_h2[2]) return r;
+    if (r.tau == tau && r.key == key) return r;
   // One z line of the slab (constant alpha: every line has this matrix), solved on the host
   // with the factors the CPU backend sweeps with, for a unit value in each ghost row.
   OperatorView<T> column = op;
@@ -115,7 +116,7 @@ const typename DistributedBackend<T>::Responses& DistributedBackend<T>::column_r
   column.material = nullptr;
   const LineFactors<T> factors = factor_line(column, 2, tau);
   const int nl = op.n[2];
-  Responses r{tau, op.alpha[2], op.inv_h2[2], std::vector<T>(nl, T(0)), std::vector<T>(nl, T(0)), {}, {}};
+  Responses r{tau, key, std::vector<T>(nl, T(0)), std::vector<T>(nl, T(0)), {}, {}};
   T scratch = 0;
   if (slab_.ghost_lo) {
     r.v[0] = T(1);
@@ -149,7 +150,7 @@ void DistributedBackend<T>::solve_z_partitioned(const OperatorView<T>& op, T tau
 
   // v, w: the responses to a unit value in the lower and upper ghost row, the same for
   // every line with constant alpha, each line's own with an alpha field.
-  const bool per_line = op.alpha_field != nullptr;
+  const bool per_line = !lines_alike(op, 2) || op.z_lines_differ_elsewhere;
   const Responses* column = per_line ? nullptr : &column_responses(op, tau);
   if (per_line) {
     if (field_v_.size() != n) {

@@ -16,6 +16,7 @@
 // Grid arrays of this backend are the slab's arrays, ghost planes included; their ghost
 // planes belong to this class.
 #include "solvers/backend.hpp"
+#include "solvers/discretization.hpp"
 #include "solvers/distributed/communicator.hpp"
 #include "solvers/distributed/device_exchange.hpp"
 #include "solvers/distributed/slab_decomposition.hpp"
@@ -69,6 +70,9 @@ class DistributedBackend final : public Backend<T> {
   void scale_face(const Grid3& grid, int face, T factor, T* field) override {
     local_->scale_face(grid, face, factor, field);
   }
+  void robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g) override {
+    local_->robin_data(op, face, u_inf, u, g);
+  }
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override {
     local_->face_tangential_factor(op, face, axis, tau, in, out);
@@ -119,7 +123,8 @@ class DistributedBackend final : public Backend<T> {
   // ghost) and w (unit upper ghost) at each local plane, on the host and in backend
   // memory, cached per line matrix (tau and the z coefficients).
   struct Responses {
-    T tau, alpha, inv_h2;
+    T tau;
+    LineMatrixKey<T> key;
     std::vector<T> v, w;
     Array<T> backend_v, backend_w;
   };

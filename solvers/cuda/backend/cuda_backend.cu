@@ -158,8 +158,8 @@ template <class T>
 T* CudaBackend<T>::constant_factors(const OperatorView<T>& op, int axis, T tau, bool& ready) {
   ConstantFactors& f = factors_[axis];
   const int n = op.n[axis];
-  ready = f.valid && f.n == n && f.lo == op.lo[axis] && f.hi == op.hi[axis] &&
-          f.alpha == op.alpha[axis] && f.inv_h2 == op.inv_h2[axis] && f.tau == tau;
+  const LineMatrixKey<T> key = line_matrix_key(op, axis);
+  ready = f.valid && f.key == key && f.tau == tau;
   if (ready) return f.coef.data();
   if (f.coef.size() < 4 * static_cast<std::size_t>(n)) {
     ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued solves may still read it
@@ -167,11 +167,7 @@ T* CudaBackend<T>::constant_factors(const OperatorView<T>& op, int axis, T tau, 
     f.coef = device_allocate<T>(4 * static_cast<std::size_t>(n));
   }
   f.valid = true;
-  f.n = n;
-  f.lo = op.lo[axis];
-  f.hi = op.hi[axis];
-  f.alpha = op.alpha[axis];
-  f.inv_h2 = op.inv_h2[axis];
+  f.key = key;
   f.tau = tau;
   return f.coef.data();
 }
@@ -179,10 +175,10 @@ T* CudaBackend<T>::constant_factors(const OperatorView<T>& op, int axis, T tau, 
 template <class T>
 T* CudaBackend<T>::x_coefficients(const OperatorView<T>& op, T tau) {
   XCoefficients& x = x_coef_;
-  const bool constant = op.alpha_field == nullptr;
+  const bool constant = lines_alike(op, 0);
+  const LineMatrixKey<T> key = line_matrix_key(op, 0);
   const bool same = x.valid && constant && x.n[0] == op.n[0] && x.n[1] == op.n[1] && x.n[2] == op.n[2] &&
-                    x.lo == op.lo[0] && x.hi == op.hi[0] && x.alpha == op.alpha[0] &&
-                    x.inv_h2 == op.inv_h2[0] && x.tau == tau;
+                    x.key == key && x.tau == tau;
   if (same) return x.abc.data();
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (x.abc.size() < 3 * points) {
@@ -200,10 +196,7 @@ T* CudaBackend<T>::x_coefficients(const OperatorView<T>& op, T tau) {
   launch_x_coefficients(op, tau, a, a + points, a + 2 * points, stream_);
   x.valid = constant;
   for (int i = 0; i < 3; ++i) x.n[i] = op.n[i];
-  x.lo = op.lo[0];
-  x.hi = op.hi[0];
-  x.alpha = op.alpha[0];
-  x.inv_h2 = op.inv_h2[0];
+  x.key = key;
   x.tau = tau;
   return a;
 }
@@ -237,8 +230,14 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   activate();
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (points == 0) return;
-  if (axis == 0 && (last_x_solve_ = launch_x_lines(op, tau, d)) != XSolveVariant::thread_thomas) return;
-  if (axis != 0) last_yz_by_warp_ = policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_);
+  // Robin lines that differ line by line (an h field, or an alpha field, whose tiled and
+  // generated-row kernels build their rows without the Robin diagonal): per-thread Thomas
+  // on axis_row's rows.
+  const bool robin_lines = robin_axis(op, axis) && !lines_alike(op, axis);
+  if (axis == 0) last_x_solve_ = XSolveVariant::thread_thomas;
+  if (axis == 0 && !robin_lines && (last_x_solve_ = launch_x_lines(op, tau, d)) != XSolveVariant::thread_thomas)
+    return;
+  if (axis != 0) last_yz_by_warp_ = !robin_lines && policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_);
   if (axis != 0 && last_yz_by_warp_) return;
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
@@ -257,6 +256,12 @@ template <class T>
 void CudaBackend<T>::scale_face(const Grid3& grid, int face, T factor, T* field) {
   activate();
   launch_scale_face(grid, face, factor, field, stream_);
+}
+
+template <class T>
+void CudaBackend<T>::robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g) {
+  activate();
+  launch_robin_data(op, face, u_inf, u, g, stream_);
 }
 
 template <class T>

@@ -2,6 +2,7 @@
 // The CUDA backend's class and the launchers its operations call. Internal to
 // solvers/cuda: everything here may use CUDA types.
 #include "solvers/backend.hpp"
+#include "solvers/discretization.hpp"
 #include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/cuda/fused_step/fused_step.hpp"
 #include "solvers/cuda/line_solves/line_solve_warp.hpp"
@@ -148,6 +149,8 @@ void launch_scale_face(const Grid3& grid, int face, T factor, T* field, cudaStre
 template <class T>
 void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
                                    const T* in, T* out, cudaStream_t s);
+template <class T>
+void launch_robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g, cudaStream_t s);
 
 // Device memory with an owner: cudaMalloc, or a CudaError/BackendUnavailable that says
 // how much was asked for and how much is free.
@@ -179,6 +182,7 @@ class CudaBackend final : public Backend<T> {
   void solve_lines(const OperatorView<T>& op, int axis, T tau, T* d) override;
   void set_face(const Grid3& grid, int face, const T* values, T* field) override;
   void scale_face(const Grid3& grid, int face, T factor, T* field) override;
+  void robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g) override;
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
@@ -226,9 +230,8 @@ class CudaBackend final : public Backend<T> {
   // and tau stay the same (a time loop with a fixed step forms them once).
   struct ConstantFactors {
     bool valid = false;
-    int n = 0;
-    BoundaryKind lo{}, hi{};
-    T alpha{}, inv_h2{}, tau{};
+    LineMatrixKey<T> key{};
+    T tau{};
     Array<T> coef;
   };
   T* constant_factors(const OperatorView<T>& op, int axis, T tau, bool& ready);
@@ -241,8 +244,8 @@ class CudaBackend final : public Backend<T> {
   struct XCoefficients {
     bool valid = false;
     int n[3] = {0, 0, 0};
-    BoundaryKind lo{}, hi{};
-    T alpha{}, inv_h2{}, tau{};
+    LineMatrixKey<T> key{};
+    T tau{};
     Array<T> abc;
   };
   T* x_coefficients(const OperatorView<T>& op, T tau);

@@ -90,6 +90,17 @@ __global__ void face_tangential_factor_kernel(OperatorView<T> op, int face, int 
                                static_cast<int>(e / nu));
 }
 
+template <class T>
+__global__ void robin_data_kernel(OperatorView<T> op, int face, const T* __restrict__ u_inf, const T* __restrict__ u,
+                                  T* __restrict__ g) {
+  const FaceAxes fa = face_axes(face);
+  const int nu = op.n[fa.u];
+  const std::size_t count = static_cast<std::size_t>(nu) * op.n[fa.v];
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    g[e] = robin_derivative(op, face, u_inf, u, static_cast<int>(e % nu), static_cast<int>(e / nu));
+}
+
 // out[i] = the sum over b of in[b n + i], b = 0..blocks-1 in order (deterministic).
 template <class T>
 __global__ void sum_blocks_kernel(const T* __restrict__ in, int blocks, std::size_t n, T* __restrict__ out) {
@@ -153,6 +164,15 @@ void launch_scale_face(const Grid3& grid, int face, T factor, T* field, cudaStre
 }
 
 template <class T>
+void launch_robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g, cudaStream_t s) {
+  const FaceAxes fa = face_axes(face);
+  const std::size_t count = static_cast<std::size_t>(op.n[fa.u]) * op.n[fa.v];
+  if (count == 0) return;
+  robin_data_kernel<<<grid_for(count), kThreads, 0, s>>>(op, face, u_inf, u, g);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
 void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau,
                                    const T* in, T* out, cudaStream_t s) {
   const FaceAxes fa = face_axes(face);
@@ -172,7 +192,8 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_set_face<T>(const Grid3&, int, const T*, T*, cudaStream_t);       \
   template void launch_scale_face<T>(const Grid3&, int, T, T*, cudaStream_t);            \
   template void launch_face_tangential_factor<T>(const OperatorView<T>&, int, int, T, const T*, \
-                                                 T*, cudaStream_t);
+                                                 T*, cudaStream_t);                          \
+  template void launch_robin_data<T>(const OperatorView<T>&, int, const T*, const T*, T*, cudaStream_t);
 ADI3D_INSTANTIATE(float)
 ADI3D_INSTANTIATE(double)
 #undef ADI3D_INSTANTIATE

@@ -134,6 +134,7 @@ int neumann_face_mask(const OperatorView<T>& op) {
 // warp solve assumes (its rhs is halved with it).
 template <class T>
 TriRow<T> line_row(const OperatorView<T>& op, int axis, T tau, int m) {
+  require_lines_alike(op, axis);
   const std::size_t st = axis_stride(op.n, axis);
   TriRow<T> row = implicit_row(axis_row(op, axis, m, m * st, st), tau);
   const RowKind kind = row_kind(m, op.n[axis], op.lo[axis], op.hi[axis]);

@@ -475,6 +475,10 @@ XYKernel<T> xy_kernel(int cap, bool source) {
 
 template <class T>
 bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
+  // Robin faces change the passes' shared factors only, so lines that differ (an h field;
+  // an alpha field, whose kernels know no Robin diagonal) keep the unfused step.
+  if (has_robin(op) && (op.alpha_field || !lines_alike(op, 0) || !lines_alike(op, 1) || !lines_alike(op, 2)))
+    return false;
   if (op.alpha_field) return fused_variable_applies(op, device);
   for (int axis = 0; axis < 3; ++axis)
     if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
@@ -791,7 +795,8 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
                                    CUstream_st* stream, SlabCoupling<T>& coupling) {
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  if (op.alpha_field || !applies(op, device) || coupling.lines().per_line) return false;
+  if (op.alpha_field || op.z_lines_differ_elsewhere || !applies(op, device) || coupling.lines().per_line)
+    return false;
   for (int axis = 0; axis < 3; ++axis)
     if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
   if (!prepare(op, u, f, d, tau, device, false, stream)) return false;

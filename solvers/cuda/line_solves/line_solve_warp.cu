@@ -106,11 +106,9 @@ template <class T>
 const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const OperatorView<T>& op, int axis, T tau,
                                                                     int first, int last, int cap, int device,
                                                                     CUstream_st* stream) {
-  const int n = op.n[axis];
+  const LineMatrixKey<T> key = line_matrix_key(op, axis);
   for (const Factors& f : cache_)
-    if (f.device == device && f.axis == axis && f.n == n && f.lo == op.lo[axis] && f.hi == op.hi[axis] &&
-        f.tau == tau && f.alpha == op.alpha[axis] && f.inv_h2 == op.inv_h2[axis])
-      return f;
+    if (f.device == device && f.axis == axis && f.key == key && f.tau == tau) return f;
   cudaStream_t s = stream;
   // A handful of tau per run is the rule; past that, start over (queued solves may still
   // read the entries).
@@ -121,8 +119,7 @@ const typename WarpLineSolve<T>::Factors& WarpLineSolve<T>::factors(const Operat
   const bool cyclic = op.lo[axis] == BoundaryKind::periodic;
   const SolveLaunch<T> launch = solve_launch<T>(axis, cap, last - first + 3,
                                                 static_cast<std::size_t>(fused::device_limits(device).optin), cyclic);
-  Factors f{device, axis, n, op.lo[axis], op.hi[axis], tau, op.alpha[axis], op.inv_h2[axis], {false, 0},
-            launch.kernel, launch.threads, launch.smem, T(0), {}};
+  Factors f{device, axis, key, tau, {false, 0}, launch.kernel, launch.threads, launch.smem, T(0), {}};
   const auto [fits, resident] = fit_launch(f.kernel, f.smem, device, f.threads);
   f.fit = {fits, resident};
   if (fits) {
@@ -151,6 +148,8 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   // Cyclic lines of an alpha field (each its own correction) keep the other solvers.
   const bool cyclic = op.lo[axis] == BoundaryKind::periodic;
   if (cyclic && (op.alpha_field || op.n[axis] < 3)) return false;
+  // Robin lines that differ (an h field; an alpha field's kernels know no Robin diagonal).
+  if (robin_axis(op, axis) && !lines_alike(op, axis)) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
   // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns; every
   // node of a periodic line is.

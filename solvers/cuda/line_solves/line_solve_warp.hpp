@@ -3,6 +3,7 @@
 // tile kernels, x through x_line_kernel (x_line_var_kernel with an alpha field). Plain
 // C++ (no CUDA headers): the stream is the runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
+#include "solvers/discretization.hpp"
 #include "solvers/operator_view.hpp"
 
 #include <vector>
@@ -63,9 +64,9 @@ class WarpLineSolve {
 
   // Per (device, axis, n, ends, tau, alpha, h): the warp solve's factors and the launch.
   struct Factors {
-    int device, axis, n;
-    BoundaryKind lo, hi;
-    T tau, alpha, inv_h2;
+    int device, axis;
+    LineMatrixKey<T> key;
+    T tau;
     Fit fit;
     void (*kernel)(fused::SolveArgs<T>);
     int threads;

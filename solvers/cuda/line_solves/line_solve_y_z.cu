@@ -206,7 +206,7 @@ struct ThomasPlan {
 
 template <class T>
 ThomasPlan thomas_plan(const OperatorView<T>& op, int axis, const CudaPolicy& policy) {
-  if (policy.constant_coefficients && op.alpha_field == nullptr) return {ThomasPath::constant, 0};
+  if (policy.constant_coefficients && lines_alike(op, axis)) return {ThomasPath::constant, 0};
   if (policy.yz_scratch == LineScratch::global) return {ThomasPath::global, 0};
   const bool cyclic = op.lo[axis] == BoundaryKind::periodic;
   const std::size_t arrays = cyclic ? 3 : 2;
