@@ -39,24 +39,31 @@ SlabDecomposition slab_for(const io::Deck& deck, const io::RunConfig& config, co
 // A Robin face's h must be finite and >= 0 (h < 0 would feed heat in proportion to the
 // excess over u_inf: no physical face, and no stable scheme): checked over the face at the
 // start, on every rank alike. (An h that turns negative later is not caught here.)
-void check_robin_h(const io::Deck& deck, const physics::Formula& h, const SlabDecomposition& slab, int face,
-                   Communicator* comm) {
+std::array<double, 2> check_robin_h(const io::Deck& deck, const physics::Formula& h, const SlabDecomposition& slab,
+                                    int face, Communicator* comm) {
   const std::string& key = h.key();
-  double lowest = INFINITY;
+  double lowest = INFINITY, highest = -INFINITY;
   std::optional<physics::NonFiniteNode> bad;
   if (!slab.interface(face)) {
     std::vector<double> values(face_size(slab.local, face));
     bad = physics::sample_face(h, slab.local, face, 0.0, values.data());
-    for (double v : values) lowest = std::min(lowest, v);
+    for (double v : values) {
+      lowest = std::min(lowest, v);
+      highest = std::max(highest, v);
+    }
   }
   if (const auto sample = agree_on_sample(
           bad ? std::optional(physics::NonFiniteSample{key, bad->x, bad->y, bad->z, 0.0, bad->value}) : std::nullopt,
           comm))
     deck.fail(key, "the Robin coefficient h " + physics::describe(*sample));
-  if (comm) comm->allreduce_min(&lowest, 1);
+  if (comm) {
+    comm->allreduce_min(&lowest, 1);
+    comm->allreduce_max(&highest, 1);
+  }
   if (lowest < 0)
     deck.fail(key, fmt::format("the Robin coefficient h is {} somewhere on the face at t = 0; h must be >= 0 "
                                "(h = 0: insulated)", lowest));
+  return {lowest, highest};
 }
 
 }  // namespace
@@ -128,16 +135,18 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
   s.initial = compile_formula(deck, config.initial, space);
   physics::Formula source = compile_formula(deck, config.source, data_vars);
   std::array<std::optional<physics::Formula>, 6> faces, robin_h;
+  std::array<std::array<double, 2>, 6> robin_range{};
   for (int f = 0; f < 6; ++f) {
     if (config.faces[f].kind != BoundaryKind::periodic)
       faces[f] = compile_formula(deck, config.faces[f].value, data_vars);
     if (config.faces[f].kind == BoundaryKind::robin) {
       robin_h[f] = compile_formula(deck, config.faces[f].h, data_vars);
-      check_robin_h(deck, *robin_h[f], slab, f, comm);
+      robin_range[f] = check_robin_h(deck, *robin_h[f], slab, f, comm);
     }
   }
   s.forcing = std::make_unique<physics::FormulaForcing<T>>(slab.local, std::move(source), std::move(faces),
                                                             std::move(robin_h));
+  for (int f = 0; f < 6; ++f) s.forcing->set_robin_h_range(f, robin_range[f]);
   if (config.exact) s.exact = compile_formula(deck, *config.exact, data_vars);
   return s;
 }

@@ -34,6 +34,9 @@ class FormulaForcing final : public Forcing<T> {
   bool source_on_backend(double t, T* values, Backend<T>& backend) const override;
   bool boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const override;
   std::optional<double> robin_h_constant(int face) const override;
+  std::array<double, 2> robin_h_range(int face) const override { return robin_h_range_[face]; }
+  // Set by whoever sampled h over the whole face (problem setup); a constant h sets itself.
+  void set_robin_h_range(int face, std::array<double, 2> range) { robin_h_range_[face] = range; }
   bool robin_h_depends_on_time(int face) const override { return robin_h_[face] && robin_h_[face]->uses("t"); }
   void robin_h(int face, double t, T* out) const override;
   bool robin_h_on_backend(int face, double t, T* values, Backend<T>& backend) const override;
@@ -57,6 +60,7 @@ class FormulaForcing final : public Forcing<T> {
   Formula source_;
   std::array<std::optional<Formula>, 6> faces_;
   std::array<std::optional<Formula>, 6> robin_h_;
+  std::array<std::array<double, 2>, 6> robin_h_range_{};
   // Compiled on first use, by slot (slot_formula). A formula that fails to compile for the
   // GPU is reported once and evaluated on the host from then on.
   static constexpr int kSlots = 13;

@@ -65,6 +65,12 @@ class Forcing {
     (void)face;
     return 0.0;
   }
+  // The smallest and largest h over the face (every rank's part of it) at the start: what
+  // the Poisson iteration's spectrum bounds take.
+  virtual std::array<double, 2> robin_h_range(int face) const {
+    const double h = robin_h_constant(face).value_or(0.0);
+    return {h, h};
+  }
   virtual bool robin_h_depends_on_time(int face) const {
     (void)face;
     return false;

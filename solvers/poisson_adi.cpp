@@ -15,7 +15,7 @@ namespace adi3d {
 constexpr double kIterationTheta = 0.5;
 
 template <class T>
-SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<double, 6>& robin_h) {
+SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h) {
   double amin[3], amax[3];
   for (int a = 0; a < 3; ++a) amin[a] = amax[a] = d.alpha[a];
   if (!d.alpha_field.empty()) {
@@ -42,13 +42,15 @@ SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<double, 6
     // Robin ends (conductance h / alpha each) lie between Neumann and Dirichlet ends: a
     // weak one lifts the lowest mode by about (sum h / alpha) / L, a strong one to the
     // Dirichlet value; the blend stays below both.
-    const double conductance = (robin_h[face_index(a, 0)] + robin_h[face_index(a, 1)]) / amax[a];
+    const double conductance = (robin_h[face_index(a, 0)][0] + robin_h[face_index(a, 1)][0]) / amax[a];
     const int robin = (bc.lo(a) == BoundaryKind::robin) + (bc.hi(a) == BoundaryKind::robin);
     if (robin > 0 && conductance > 0) k2 += 1.0 / (1.0 / (lowest(dirichlet + robin) - k2) + length / conductance);
     const double first_nonconstant = bc.periodic(a) ? 2 * M_PI / length : M_PI / length;
     lmin += amin[a] * k2;
     smallest_nonzero = std::min(smallest_nonzero, amin[a] * first_nonconstant * first_nonconstant);
-    lmax += 4 * amax[a] / (g.h[a] * g.h[a]);
+    // Gershgorin: a Robin end row adds beta = 2 h / h_grid to its diagonal.
+    lmax += 4 * amax[a] / (g.h[a] * g.h[a]) +
+            2 * std::max(robin_h[face_index(a, 0)][1], robin_h[face_index(a, 1)][1]) / g.h[a];
   }
   return {lmin > 0 ? lmin : smallest_nonzero, lmax};
 }
@@ -98,6 +100,7 @@ class PoissonAdi<T>::CompatibleForcing final : public Forcing<T> {
     return inner_.boundary_on_backend(face, 0.0, values, backend);
   }
   std::optional<double> robin_h_constant(int face) const override { return inner_.robin_h_constant(face); }
+  std::array<double, 2> robin_h_range(int face) const override { return inner_.robin_h_range(face); }
   void robin_h(int face, double, T* out) const override { inner_.robin_h(face, 0.0, out); }
   bool robin_h_on_backend(int face, double, T* values, Backend<T>& backend) const override {
     return inner_.robin_h_on_backend(face, 0.0, values, backend);
@@ -154,14 +157,13 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   const std::size_t n = g.size();
   PoissonReport report;
   const BoundarySpec& bc = diffusion_.whole_bc();
-  // Robin faces: h, where one value (the spectrum bounds take it); any with h > 0 anchors.
-  std::array<double, 6> robin_h{};
+  // Robin faces: the range of h (the spectrum bounds take it); any with h > 0 anchors.
+  std::array<std::array<double, 2>, 6> robin_h{};
   bool anchored = bc.has_dirichlet();
   for (int f = 0; f < 6; ++f) {
     if (bc.face[f] != BoundaryKind::robin) continue;
-    const std::optional<double> h = forcing_->robin_h_constant(f);
-    robin_h[f] = h.value_or(0.0);
-    anchored = anchored || !h || *h > 0;
+    robin_h[f] = forcing_->robin_h_range(f);
+    anchored = anchored || robin_h[f][1] > 0;
   }
   const bool singular = !anchored;
 
@@ -245,8 +247,8 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   return report;
 }
 
-template SpectrumBounds spectrum_bounds(const Diffusion<float>&, const std::array<double, 6>&);
-template SpectrumBounds spectrum_bounds(const Diffusion<double>&, const std::array<double, 6>&);
+template SpectrumBounds spectrum_bounds(const Diffusion<float>&, const std::array<std::array<double, 2>, 6>&);
+template SpectrumBounds spectrum_bounds(const Diffusion<double>&, const std::array<std::array<double, 2>, 6>&);
 template class PoissonAdi<float>;
 template class PoissonAdi<double>;
 

@@ -48,10 +48,9 @@ struct SpectrumBounds {
   double lambda_min;
   double lambda_max;
 };
-// robin_h: a Robin face's constant h (0 elsewhere, and where h varies over the face: the
-// bound then takes the face as insulated, below the true one).
+// robin_h: the smallest and largest h over each Robin face (0 elsewhere).
 template <class T>
-SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<double, 6>& robin_h = {});
+SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h = {});
 std::vector<double> adi_parameters(SpectrumBounds bounds, int cycle);
 
 template <class T>

@@ -57,6 +57,13 @@ INSTANTIATE_TEST_SUITE_P(
                       DeckCase{"heat_variable_alpha.ini", {"grid.n=33"}},
                       DeckCase{"heat_variable_insulated.ini", {"grid.n=33"}},
                       DeckCase{"heat_two_layer.ini", {}},
+                      DeckCase{"heat_robin.ini", {"grid.n=33"}},
+                      // Robin faces of one h each: the fused step.
+                      DeckCase{"heat_robin.ini",
+                               {"grid.n=33", "boundary.x-=robin 2 ; exp(-t) * cos(y) * (2 + z) * ((1 + x + x^2) - (1 + 2*x) / 2)",
+                                "boundary.x+=robin 3 ; exp(-t) * cos(y) * (2 + z) * ((1 + x + x^2) + (1 + 2*x) / 3)",
+                                "boundary.z+=robin 0.5 ; exp(-t) * (1 + x + x^2) * cos(y) * ((2 + z) + 2)"}},
+                      DeckCase{"poisson_robin.ini", {"grid.n=33"}},
                       DeckCase{"poisson_dirichlet.ini", {"grid.n=33"}},
                       DeckCase{"poisson_neumann.ini", {"grid.n=33"}},
                       DeckCase{"poisson_periodic.ini", {"grid.n=32"}},

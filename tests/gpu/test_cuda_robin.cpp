@@ -1,0 +1,141 @@
+// Robin (convective) faces on the CUDA backend against the CPU backend: line solves of
+// every x variant and of the y/z paths with a constant h (shared factors) and an h field
+// (each line its own end row), constant alpha and alpha fields; and whole steps, where a
+// constant h over constant alpha keeps the fused step and the rest step operation by
+// operation.
+#include "gpu_test_support.hpp"
+
+#include <array>
+#include <vector>
+
+namespace adi3d::test {
+namespace {
+
+// Smooth u_inf on every face (moving in time), and h per face: constant (h_field false) or
+// varying over the face and in time.
+template <class T>
+class RobinForcing final : public Forcing<T> {
+ public:
+  RobinForcing(const Grid3& g, bool h_field) : smooth_(g, 1), g_(g), h_field_(h_field) {}
+  bool has_source() const override { return true; }
+  bool source_depends_on_time() const override { return true; }
+  void source(double t, T* v) const override { smooth_.source(t, v); }
+  bool boundary_depends_on_time(int) const override { return true; }
+  bool boundary_is_zero(int) const override { return false; }
+  void boundary(int face, double t, T* v) const override { smooth_.boundary(face, t, v); }
+  std::optional<double> robin_h_constant(int face) const override {
+    if (h_field_) return std::nullopt;
+    return 0.5 + 3.0 * face;
+  }
+  bool robin_h_depends_on_time(int) const override { return h_field_; }
+  void robin_h(int face, double t, T* v) const override {
+    const FaceAxes fa = face_axes(face);
+    for (int b = 0; b < g_.n[fa.v]; ++b)
+      for (int a = 0; a < g_.n[fa.u]; ++a)
+        v[a + static_cast<std::size_t>(g_.n[fa.u]) * b] = static_cast<T>(1 + face + 20 * (a % 3) + b * (1 + t));
+  }
+
+ private:
+  SmoothForcing<T> smooth_;
+  Grid3 g_;
+  bool h_field_;
+};
+
+template <class T>
+class CudaRobin : public CudaTest<T> {
+ protected:
+  // solve_lines along axis on both backends, every face Robin: a constant h on the lower
+  // faces, and on the upper ones a constant too or a random field.
+  double compare_lines(int axis, std::array<int, 3> n, bool alpha_field, bool h_field) {
+    BoundarySpec bc = boundary_mix(BoundaryKind::robin, BoundaryKind::robin, BoundaryKind::robin);
+    const Diffusion<T> d = make_diffusion<T>(n, bc, alpha_field, this->rng_);
+    const auto rhs = random_field<T>(d.grid.size(), this->rng_);
+    Array<T> gd = this->to_gpu(rhs), cd = this->to_cpu(rhs), galpha, calpha;
+    if (alpha_field) {
+      galpha = this->to_gpu(d.alpha_field);
+      calpha = this->to_cpu(d.alpha_field);
+    }
+    OperatorView<T> gop = make_operator_view(d, alpha_field ? galpha.data() : nullptr);
+    OperatorView<T> cop = make_operator_view(d, alpha_field ? calpha.data() : nullptr);
+    std::array<Array<T>, 6> gh, ch;
+    for (int f = 0; f < 6; ++f) {
+      if (f % 2 == 0 || !h_field) {
+        gop.robin_h[f] = cop.robin_h[f] = static_cast<T>(0.5 + 7 * f);
+        continue;
+      }
+      const auto h = random_field<T>(face_size(d.grid, f), this->rng_, 0.0, 60.0);
+      gh[f] = this->to_gpu(h);
+      ch[f] = this->to_cpu(h);
+      gop.robin_h_field[f] = gh[f].data();
+      cop.robin_h_field[f] = ch[f].data();
+    }
+    const T tau = T(4) / gop.inv_h2[axis];
+    this->gpu_->solve_lines(gop, axis, tau, gd.data());
+    this->cpu_->solve_lines(cop, axis, tau, cd.data());
+    return relative_difference(this->from_cpu(cd), this->from_gpu(gd));
+  }
+};
+TYPED_TEST_SUITE(CudaRobin, Precisions);
+
+CudaPolicy with_x(XSolveVariant v) {
+  CudaPolicy p;
+  p.x_solve = v;
+  return p;
+}
+
+// Every x variant, and the y/z lines by tiles, by per-thread Thomas with shared factors,
+// and with global scratch.
+std::vector<CudaPolicy> line_policies() {
+  std::vector<CudaPolicy> out;
+  for (XSolveVariant x : {XSolveVariant::pcr_thomas, XSolveVariant::thread_thomas, XSolveVariant::register_cr,
+                          XSolveVariant::cusparse, XSolveVariant::tridiag, XSolveVariant::warp_lines})
+    out.push_back(with_x(x));
+  CudaPolicy thomas;
+  thomas.yz_tiles = false;
+  out.push_back(thomas);
+  thomas.constant_coefficients = false;
+  thomas.yz_scratch = LineScratch::global;
+  out.push_back(thomas);
+  return out;
+}
+
+TYPED_TEST(CudaRobin, LineSolvesMatchCpu) {
+  for (const CudaPolicy& policy : line_policies()) {
+    const XSolveVariant x = policy.x_solve;
+    set_cuda_policy(*this->gpu_, policy);
+    for (const std::array<int, 3>& n : {std::array<int, 3>{67, 35, 19}, std::array<int, 3>{3, 4, 5}})
+      for (bool alpha_field : {false, true})
+        for (bool h_field : {false, true})
+          for (int axis = 0; axis < 3; ++axis)
+            ASSERT_LE(this->compare_lines(axis, n, alpha_field, h_field), tolerance<TypeParam>())
+                << to_string(x) << " tiles " << policy.yz_tiles << " axis " << axis << " alpha field " << alpha_field << " h field " << h_field
+                << " n " << n[0] << "x" << n[1] << "x" << n[2];
+  }
+}
+
+// Robin faces with Dirichlet and Neumann ones: the stepper on both backends. A constant h
+// over constant alpha takes the fused step on every step (the flux from u folded into the
+// source each step); an h field or an alpha field steps operation by operation.
+TYPED_TEST(CudaRobin, StepsMatchCpu) {
+  using T = TypeParam;
+  BoundarySpec bc = boundary_mix(BoundaryKind::robin, BoundaryKind::robin, BoundaryKind::robin);
+  bc.face[face_index(1, 0)] = BoundaryKind::dirichlet;
+  bc.face[face_index(2, 0)] = BoundaryKind::neumann;
+  for (const auto& n : {std::array<int, 3>{37, 29, 41}, std::array<int, 3>{64, 20, 24}})
+    for (bool alpha_field : {false, true})
+      for (bool h_field : {false, true}) {
+        const Diffusion<T> d = make_diffusion<T>(n, bc, alpha_field, this->rng_);
+        const RobinForcing<T> forcing(d.grid, h_field);
+        EXPECT_LE(this->stepper_difference(d, forcing, CudaPolicy{}, 5), 20 * tolerance<T>())
+            << describe(bc, n, alpha_field) << " h field " << h_field;
+        Array<T> u = this->to_gpu(random_field<T>(d.grid.size(), this->rng_));
+        DouglasStepper<T> stepper(*this->gpu_, d, forcing, 0.5);
+        stepper.initialize(u.data(), 0.0);
+        for (int step = 0; step < 3; ++step) stepper.step(u.data(), step * 2e-3, 2e-3);
+        EXPECT_EQ(stepper.fused_steps(), alpha_field || h_field ? 0 : 3)
+            << describe(bc, n, alpha_field) << " h field " << h_field;
+      }
+}
+
+}  // namespace
+}  // namespace adi3d::test
