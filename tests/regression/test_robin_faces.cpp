@@ -76,5 +76,25 @@ TEST(RobinFaces, LargeCoefficientTendsToDirichlet) {
   EXPECT_LT(gap6, 0.1 * gap4) << gap4 << " -> " << gap6;
 }
 
+// h < 0 somewhere on a face at the start, or not finite there: a deck error naming the face
+// and what it found.
+TEST(RobinFaces, NegativeOrNonFiniteCoefficientIsADeckError) {
+  auto error_of = [](const std::string& face) -> std::string {
+    try {
+      test::run_example("heat_robin.ini", {"grid.n=9", "time.t_end=0.01", "boundary.x+=" + face});
+    } catch (const io::DeckError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string negative = error_of("robin 1 - 2*y ; 0");
+  EXPECT_NE(negative.find("boundary.x+"), std::string::npos) << negative;
+  EXPECT_NE(negative.find("-1"), std::string::npos) << negative;
+  EXPECT_NE(negative.find(">= 0"), std::string::npos) << negative;
+  const std::string infinite = error_of("robin 1 / (y - 0.5) ; 0");
+  EXPECT_NE(infinite.find("boundary.x+"), std::string::npos) << infinite;
+  EXPECT_NE(infinite.find("inf"), std::string::npos) << infinite;
+}
+
 }  // namespace
 }  // namespace adi3d

@@ -145,6 +145,20 @@ TEST(Deck, SyntaxErrorsNameTheLine) {
   EXPECT_NE(error_of("[grid]\nn = 3\nn = 4\n").find("already set on line 2"), std::string::npos);
 }
 
+TEST(Deck, RobinFacesTakeACoefficientAndAnAmbientValue) {
+  const RunConfig c =
+      read_run_config(Deck::parse(kValid, "deck.ini", {"boundary.z+=robin 25 * (1 + x) ;  300 + t "}));
+  EXPECT_EQ(c.bc.face[5], BoundaryKind::robin);
+  EXPECT_EQ(c.faces[5].h.text, "25 * (1 + x)");
+  EXPECT_EQ(c.faces[5].value.text, "300 + t");
+  EXPECT_EQ(c.faces[5].h.key, "boundary.z+");
+  for (const char* bad : {"robin 25", "robin 25 ;", "robin ; 300", "robin 1 ; 2 ; 3"}) {
+    const std::string e = error_of(kValid, {std::string("boundary.z+=") + bad});
+    EXPECT_NE(e.find("boundary.z+"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("robin <h> ; <u_inf>"), std::string::npos) << bad << ": " << e;
+  }
+}
+
 TEST(Deck, ClosestKeySuggestsOnlyCloseNames) {
   EXPECT_EQ(closest_key("grid.nn"), "grid.n");
   EXPECT_EQ(closest_key("boundary.x"), "boundary.x-");
