@@ -21,12 +21,17 @@ void FormulaForcing<T>::source(double t, T* out) const {
 }
 
 template <class T>
-void FormulaForcing<T>::boundary(int face, double t, T* out) const {
-  if (!faces_[face]) {
+void FormulaForcing<T>::sample_face_formula(const std::optional<Formula>& f, int face, double t, T* out) const {
+  if (!f) {
     std::fill(out, out + face_size(grid_, face), T(0));
     return;
   }
-  record(*faces_[face], t, sample_face(*faces_[face], grid_, face, t, out));
+  record(*f, t, sample_face(*f, grid_, face, t, out));
+}
+
+template <class T>
+void FormulaForcing<T>::boundary(int face, double t, T* out) const {
+  sample_face_formula(faces_[face], face, t, out);
 }
 
 template <class T>
@@ -39,11 +44,7 @@ std::optional<double> FormulaForcing<T>::robin_h_constant(int face) const {
 
 template <class T>
 void FormulaForcing<T>::robin_h(int face, double t, T* out) const {
-  if (!robin_h_[face]) {
-    std::fill(out, out + face_size(grid_, face), T(0));
-    return;
-  }
-  record(*robin_h_[face], t, sample_face(*robin_h_[face], grid_, face, t, out));
+  sample_face_formula(robin_h_[face], face, t, out);
 }
 
 template <class T>

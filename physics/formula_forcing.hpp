@@ -50,6 +50,8 @@ class FormulaForcing final : public Forcing<T> {
 
  private:
   void record(const Formula& f, double t, const std::optional<NonFiniteNode>& node) const;
+  // f on a face's nodes (none: zeros), recorded as every sampling is.
+  void sample_face_formula(const std::optional<Formula>& f, int face, double t, T* out) const;
 
   const rtc::DeviceFunction<T>* device_function(const Formula& f, int slot, Backend<T>& backend) const;
 

@@ -68,18 +68,15 @@ DouglasStepper<T>::DouglasStepper(Backend<T>& backend, const Diffusion<T>& diffu
 }
 
 template <class T>
-void DouglasStepper<T>::sample_face(int face, double t, T* dst) {
-  if (forcing_.boundary_on_backend(face, t, dst, backend_)) return;
+void DouglasStepper<T>::sample_face(int face, double t, T* dst, bool robin_h) {
+  const bool on_backend = robin_h ? forcing_.robin_h_on_backend(face, t, dst, backend_)
+                                  : forcing_.boundary_on_backend(face, t, dst, backend_);
+  if (on_backend) return;
   host_face_.resize(face_size(diffusion_.grid, face));
-  forcing_.boundary(face, t, host_face_.data());
-  backend_.upload(host_face_.data(), dst, host_face_.size());
-}
-
-template <class T>
-void DouglasStepper<T>::sample_robin_h(int face, double t, T* dst) {
-  if (forcing_.robin_h_on_backend(face, t, dst, backend_)) return;
-  host_face_.resize(face_size(diffusion_.grid, face));
-  forcing_.robin_h(face, t, host_face_.data());
+  if (robin_h)
+    forcing_.robin_h(face, t, host_face_.data());
+  else
+    forcing_.boundary(face, t, host_face_.data());
   backend_.upload(host_face_.data(), dst, host_face_.size());
 }
 
@@ -101,7 +98,7 @@ void DouglasStepper<T>::load_forcing(double t) {
     const bool moves = first || forcing_.boundary_depends_on_time(f);
     if (robin_[f]) {
       if (ambient_[f].data() && moves) sample_face(f, t, ambient_[f].data());
-      if (robin_h_[f].data() && (first || forcing_.robin_h_depends_on_time(f))) sample_robin_h(f, t, robin_h_[f].data());
+      if (robin_h_[f].data() && (first || forcing_.robin_h_depends_on_time(f))) sample_face(f, t, robin_h_[f].data(), true);
     } else if (neumann_[f].data() && moves) {
       sample_face(f, t, neumann_[f].data());
       data_moves = true;

