@@ -95,7 +95,7 @@ TEST(Deck, OutOfRangeValues) {
       {"material.diffusivity=1 2", "material.diffusivity", "three"},
       {"solver.backend=gpu", "solver.backend", "auto, cpu, cuda"},
       {"solver.precision=half", "solver.precision", "double, float"},
-      {"boundary.z+=robin 1", "boundary.z+", "dirichlet"},
+      {"boundary.z+=convective 1", "boundary.z+", "dirichlet"},
       {"boundary.z+=dirichlet", "boundary.z+", "needs a value"},
       {"boundary.z+=periodic", "boundary.z+", "periodic on z+ needs periodic on z- too"},
       {"output.formats=hdf5 png", "output.formats", "unknown format 'png'"},
