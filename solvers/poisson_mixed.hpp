@@ -23,7 +23,7 @@ namespace adi3d {
 // to 129), the sweeps in all equal the double solve's iterations for any inner tolerance
 // from 1e-2 to 3e-4; the tolerance sets only the refinements, each a double residual (4
 // at 1e-2, 3 from 1e-3). A float solve stops at its rounding floor, which grows like h^-2
-// (4e-5 of smooth data at n = 129, so near 1e-3 at n = 513), so they aim at 1e-3; the last
+// (4e-5 of smooth data at n = 129, 3e-4 at n = 513), so they aim at 1e-3; the last
 // aims at tol itself where that is within kMixedDeepest, since one that stopped at 1e-3
 // overshot tol and cost a refinement more (49 sweeps against 34 at 129^3 Dirichlet).
 constexpr double kMixedInnerTol = 1e-3;
