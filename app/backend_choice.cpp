@@ -1,12 +1,14 @@
 #include "app/backend_choice.hpp"
 
 #include "solvers/cuda/backend/cuda_variants.hpp"
+#include "solvers/distributed/distributed_backend.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace adi3d::app {
 
@@ -71,6 +73,21 @@ std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device,
   }
 }
 
+template <class T>
+std::unique_ptr<Backend<OtherPrecision<T>>> companion_backend(const Backend<T>& like, const SlabDecomposition& slab,
+                                                              Communicator* comm) {
+  using U = OtherPrecision<T>;
+  std::unique_ptr<Backend<U>> backend =
+      like.kind() == BackendKind::cuda ? make_cuda_backend<U>(like.device()) : make_cpu_backend<U>();
+  if (!slab.distributed()) return backend;
+  if (!comm) throw std::logic_error("a distributed companion backend needs the run's communicator");
+  return std::make_unique<DistributedBackend<U>>(std::move(backend), slab, *comm);
+}
+
+template std::unique_ptr<Backend<float>> companion_backend(const Backend<double>&, const SlabDecomposition&,
+                                                           Communicator*);
+template std::unique_ptr<Backend<double>> companion_backend(const Backend<float>&, const SlabDecomposition&,
+                                                            Communicator*);
 template std::unique_ptr<Backend<float>> choose_backend(io::BackendChoice, int, std::size_t, double);
 template std::unique_ptr<Backend<double>> choose_backend(io::BackendChoice, int, std::size_t, double);
 

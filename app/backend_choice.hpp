@@ -4,6 +4,8 @@
 // without a usable GPU is a runtime failure with the reason.
 #include "io/run_config.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/distributed/communicator.hpp"
+#include "solvers/distributed/slab_decomposition.hpp"
 
 #include <memory>
 
@@ -22,5 +24,12 @@ bool cpu_finishes_sooner(double point_steps, int threads);
 template <class T>
 std::unique_ptr<Backend<T>> choose_backend(io::BackendChoice choice, int device, std::size_t device_bytes,
                                            double point_steps = 0);
+
+// A backend in the other precision of the same kind on the same device as `like` (the float
+// half of a mixed-precision Poisson solve), distributed over the same slabs where the run is
+// split (slab.distributed(); comm: the run's ranks).
+template <class T>
+std::unique_ptr<Backend<OtherPrecision<T>>> companion_backend(const Backend<T>& like, const SlabDecomposition& slab,
+                                                              Communicator* comm);
 
 }  // namespace adi3d::app

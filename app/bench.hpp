@@ -1,6 +1,8 @@
 #pragma once
 // adi3d bench: measurements that live outside the tests. Each benchmark prints a table
 // and can write JSON with the date, the machine and the exact command.
+#include "solvers/backend.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -25,6 +27,15 @@ int bench_gpu(const BenchOptions& options);
 int bench_tridiag(const std::vector<std::string>& args);
 // adi3d bench adi [options]: our step vs cuSPARSE and explicit, time to solution (bench_adi.cpp).
 int bench_adi(const std::vector<std::string>& args);
+
+// adi3d bench poisson [options]: a Poisson deck in double, float and mixed precision
+// (bench_poisson.cpp).
+int bench_poisson(const std::vector<std::string>& args);
+// The deck at n^3 solved `repetitions` times as adi3d run solves it, in precision float,
+// double or mixed (tol <= 0: the precision's default): median wall time, iterations,
+// residual, errors against the exact solution, as one JSON row.
+nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std::string& precision, double tol,
+                                 BackendKind kind, int repetitions);
 
 // adi3d bench scaling [options], on every rank of an mpirun (bench_scaling.cpp).
 int bench_scaling(const std::vector<std::string>& args, MpiSession& mpi);

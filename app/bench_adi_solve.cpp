@@ -7,6 +7,7 @@
 // poisson: the Dirichlet deck (double) on CUDA to a relative residual, as `adi3d run` runs it.
 #include "app/bench_adi.hpp"
 
+#include "app/bench.hpp"
 #include "app/poisson_run.hpp"
 #include "app/problem_setup.hpp"
 #include "io/deck.hpp"
@@ -224,46 +225,17 @@ nlohmann::json adi_heat_rows(const AdiBenchConfig& config) {
 }
 
 nlohmann::json adi_poisson(const AdiBenchConfig& config) {
-  using T = double;
-  char tol[32];
-  std::snprintf(tol, sizeof tol, "%.3g", config.poisson_tol);
-  const io::Deck deck =
-      io::Deck::load(config.poisson_deck, {"grid.n=" + std::to_string(config.poisson_n), "solver.backend=cuda",
-                                           "solver.precision=double", std::string("solver.tol=") + tol,
-                                           "solver.max_iter=10000"});
-  const io::RunConfig rc = io::read_run_config(deck);
-  if (rc.problem != io::ProblemType::poisson) throw std::runtime_error(config.poisson_deck + ": not a Poisson deck");
-  const ProblemSetup<T> problem = setup_problem<T>(deck, rc);
-  std::unique_ptr<Backend<T>> backend = make_cuda_backend<T>(0);
   // Three solves of the same problem from the same guess: the median wall time.
-  std::vector<PoissonResult> solves;
-  std::vector<double> walls;
-  for (int r = 0; r < 3; ++r) {
-    solves.push_back(run_poisson(rc, problem, *backend, false));
-    walls.push_back(solves.back().wall_seconds);
-  }
-  const PoissonResult& warm = solves.back();
-  const double wall = median(walls);
-  std::printf("\nPoisson: %s at %d^3 (double, CUDA) to relative residual %s\n", config.poisson_deck.c_str(),
-              config.poisson_n, tol);
+  const nlohmann::json out =
+      poisson_solve_row(config.poisson_deck, config.poisson_n, "double", config.poisson_tol, BackendKind::cuda, 3);
+  const std::vector<double> walls = out["wall_s_runs"].get<std::vector<double>>();
+  std::printf("\nPoisson: %s at %d^3 (double, CUDA) to relative residual %.3g\n", config.poisson_deck.c_str(),
+              config.poisson_n, config.poisson_tol);
   std::printf("  iterations %ld, wall %.3f s (median of 3: %.3f %.3f %.3f), %.2f ms per iteration, relative "
               "residual %.2e, converged %s, max error vs exact %.2e\n",
-              warm.report.iterations, wall, walls[0], walls[1], walls[2],
-              wall * 1e3 / static_cast<double>(std::max<long>(1, warm.report.iterations)),
-              warm.report.relative_residual, warm.report.converged ? "yes" : "no",
-              warm.error ? warm.error->max : -1.0);
-  nlohmann::json out{{"deck", config.poisson_deck},
-                     {"n", config.poisson_n},
-                     {"precision", "double"},
-                     {"tolerance", config.poisson_tol},
-                     {"iterations", warm.report.iterations},
-                     {"wall_s", wall},
-                     {"wall_s_runs", walls},
-                     {"ms_per_iteration", wall * 1e3 / static_cast<double>(std::max<long>(1, warm.report.iterations))},
-                     {"relative_residual", warm.report.relative_residual},
-                     {"converged", warm.report.converged},
-                     {"parameters_per_cycle", warm.report.taus.size()}};
-  if (warm.error) out["max_error_vs_exact"] = warm.error->max;
+              out["iterations"].get<long>(), out["wall_s"].get<double>(), walls[0], walls[1], walls[2],
+              out["ms_per_iteration"].get<double>(), out["relative_residual"].get<double>(),
+              out["converged"].get<bool>() ? "yes" : "no", out.value("max_error_vs_exact", -1.0));
   return out;
 }
 

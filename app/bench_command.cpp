@@ -36,6 +36,8 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
     return bench_tridiag(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args.front() == "adi")  // its own options (--parts, --solve-sizes, ...)
     return bench_adi(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args.front() == "poisson")  // its own options (--precisions, --backend, ...)
+    return bench_poisson(std::vector<std::string>(args.begin() + 1, args.end()));
   BenchOptions options;
   std::string kind;
   po::options_description visible("options");
@@ -57,6 +59,8 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
                    "  tridiag  batched tridiagonal library vs cuSPARSE (adi3d bench tridiag --help)\n"
                    "  adi   our Douglas step vs cuSPARSE and explicit, time to solution, scaling, Poisson\n"
                    "        (adi3d bench adi --help)\n"
+                   "  poisson  a Poisson deck in double, float and mixed precision: time, iterations, errors\n"
+                   "        (adi3d bench poisson --help)\n"
                    "  scaling  distributed step, weak or strong, under mpirun (adi3d bench scaling --help)\n\n"
                 << visible;
       return vm.count("help") ? kExitOk : kExitUsage;
@@ -78,7 +82,7 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
     if (options.sizes.empty()) options.sizes = {256, 512};
     return bench_gpu(options);
   }
-  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu, tridiag, adi)\n";
+  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu, tridiag, adi, poisson, scaling)\n";
   return kExitUsage;
 }
 

@@ -26,7 +26,7 @@ int check_command(const std::vector<std::string>& args) {
       setup_problem<float>(deck, config);
     const Grid3& g = config.grid;
     std::printf("%s: ok (%s, grid %d x %d x %d, %s)\n", config.deck_name.c_str(),
-                io::to_string(config.problem), g.n[0], g.n[1], g.n[2], io::to_string(config.precision));
+                io::to_string(config.problem), g.n[0], g.n[1], g.n[2], config.precision_name());
     return kExitOk;
   } catch (const io::DeckError& e) {
     std::fprintf(stderr, "adi3d: %s\n", e.what());

@@ -1,6 +1,7 @@
 #pragma once
 // The adi3d subcommands. Each returns the process exit code: 0 success, 2 usage or deck
-// error, 1 runtime failure.
+// error, 1 runtime failure, 3 a Poisson solve that stagnated on its precision's rounding
+// floor above solver.tol (its result is written).
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace adi3d::app {
 constexpr int kExitOk = 0;
 constexpr int kExitRuntime = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitNotConverged = 3;
 
 // On every rank of the session (mpirun -np P adi3d run DECK): rank 0 prints and writes.
 int run_command(const std::vector<std::string>& args, MpiSession& mpi);

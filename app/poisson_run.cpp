@@ -1,15 +1,19 @@
 #include "app/poisson_run.hpp"
 
+#include "app/backend_choice.hpp"
 #include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
 #include "app/progress.hpp"
 #include "app/stop_agreement.hpp"
 #include "physics/grid_functions.hpp"
+#include "solvers/poisson_mixed.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace adi3d::app {
@@ -25,28 +29,39 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
                             problem.comm);
     backend.upload(host.data(), u.data(), grid.size());
   }
+  PoissonResult result;
   PoissonOptions options;
-  options.tol = config.tolerance();
+  options.tol = result.tolerance = poisson_tolerance(config, problem.diffusion, *problem.forcing);
   options.max_iter = config.max_iter;
   options.cycle = config.adi_cycle;
-  PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
 
-  // Progress in digits of residual reduction: iterations are not known in advance.
+  // Progress in digits of residual reduction: iterations are not known in advance. A mixed
+  // solve counts float sweeps, each an iteration's work, and names the refinement.
   const double target_digits = -std::log10(options.tol);
   Progress progress("poisson", static_cast<long>(std::ceil(target_digits * 10)), interactive);
-  PoissonResult result;
+  const auto show = [&](long k, long refinement, double relative) {
+    const double digits = relative > 0 ? -std::log10(relative) : target_digits;
+    progress.update(std::min(static_cast<long>(digits * 10), static_cast<long>(target_digits * 10) - 1),
+                    refinement > 0 ? fmt::format("sweep {} (refinement {}), residual {:.2e}", k, refinement, relative)
+                                   : fmt::format("iteration {}, residual {:.2e}", k, relative));
+  };
   // A signal ends the iteration (stop_signals.hpp); the iterate is the result, as no
   // checkpoint format exists for a Poisson solve to continue from.
   StopAgreement stop(problem.diffusion.slab.distributed() ? problem.comm : nullptr);
+  const auto stopping = [&] { return (result.stopped_by = stop.poll()) != 0; };
   const auto start = std::chrono::steady_clock::now();
-  result.report = solver.solve(
-      u.data(),
-      [&](long k, double relative) {
-        const double digits = relative > 0 ? -std::log10(relative) : target_digits;
-        progress.update(std::min(static_cast<long>(digits * 10), static_cast<long>(target_digits * 10) - 1),
-                        fmt::format("iteration {}, residual {:.2e}", k, relative));
-      },
-      [&] { return (result.stopped_by = stop.poll()) != 0; });
+  if (config.mixed) {
+    if constexpr (std::is_same_v<T, double>) {
+      const std::unique_ptr<Backend<float>> sweeps = companion_backend(backend, problem.diffusion.slab, problem.comm);
+      PoissonMixed solver(backend, *sweeps, problem.diffusion, *problem.forcing, options);
+      result.report = solver.solve(u.data(), show, stopping);
+    } else {
+      throw std::logic_error("solver.precision = mixed runs with a double problem");
+    }
+  } else {
+    PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
+    result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
+  }
   stop.finish();
   backend.synchronize();
   progress.finish();
@@ -65,6 +80,13 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   return result;
 }
 
+template <class T>
+double poisson_tolerance(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing) {
+  return config.tol > 0 ? config.tol : default_tolerance(diffusion, robin_h_ranges(diffusion.whole_bc(), forcing));
+}
+
+template double poisson_tolerance(const io::RunConfig&, const Diffusion<float>&, const Forcing<float>&);
+template double poisson_tolerance(const io::RunConfig&, const Diffusion<double>&, const Forcing<double>&);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool,
                                    RunObserver<float>*);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&,

@@ -13,13 +13,21 @@ namespace adi3d::app {
 
 struct PoissonResult {
   PoissonReport report;
+  double tolerance = 0;  // the relative residual asked for (poisson_tolerance)
   double wall_seconds = 0;
   int stopped_by = 0;  // the signal that ended the iteration early (stop_signals.hpp), else 0
   std::optional<physics::ErrorNorms> error;
 };
 
-// The observer (snapshot pipeline) sees the converged field once, as its end state; a
-// solve stopped by a signal hands it the current iterate the same way.
+// solver.tol, or where the deck names none, what the solve's precision reaches
+// (default_tolerance: float's from the grid; double's for double and mixed).
+template <class T>
+double poisson_tolerance(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing);
+
+// The observer (snapshot pipeline) sees the final field once, as its end state, whether
+// the iteration converged, stagnated, ran out of iterations or was stopped by a signal.
+// solver.precision = mixed (T double) solves by float sweeps on a float backend of the same
+// kind and device (poisson_mixed.hpp).
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
                           Backend<T>& backend, bool interactive, RunObserver<T>* observer = nullptr);

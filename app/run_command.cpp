@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -99,42 +100,63 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   return kExitOk;
 }
 
+// "1:1.0e+00 5:7.7e-03 ...": at most a dozen entries of a residual history, evenly spread
+// (at least `stride` apart), and the last.
+std::string history_line(const std::vector<double>& history, std::size_t stride) {
+  stride = std::max<std::size_t>({stride, 1, (history.size() + 11) / 12});
+  std::string line;
+  for (std::size_t k = 0; k + 1 < history.size(); k += stride) line += fmt::format(" {}:{:.1e}", k + 1, history[k]);
+  if (!history.empty()) line += fmt::format(" {}:{:.1e}", history.size(), history.back());
+  return line;
+}
+
 template <class T>
 int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
             bool interactive, nlohmann::json& summary) {
-  std::printf("  poisson: tol = %g, max_iter = %ld\n", config.tolerance(), config.max_iter);
+  const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
+  std::printf("  poisson: tol = %g%s, max_iter = %ld%s\n", tol, config.tol > 0 ? "" : " (the precision's default)",
+              config.max_iter, config.mixed ? ", mixed precision: float sweeps, double residual" : "");
   std::fflush(stdout);
   std::unique_ptr<SnapshotPipeline<T>> outputs;
   if (config.output.hdf5 || config.output.vtk) outputs = SnapshotPipeline<T>::for_run(config, problem);
   const PoissonResult r = run_poisson(config, problem, backend, interactive, outputs.get());
   const PoissonReport& p = r.report;
+  const std::string outcome = p.converged   ? "converged"
+                              : p.stopped   ? "NOT converged, interrupted"
+                              : p.stagnated ? "NOT converged, stagnated"
+                                            : "NOT converged";
   std::printf("summary\n");
-  std::printf("  iterations   %ld (%s), ADI cycle of %zu parameters, lambda in [%.3g, %.3g]\n",
-              p.iterations,
-              p.converged   ? "converged"
-              : p.stopped   ? "NOT converged, interrupted"
-              : p.stagnated ? "NOT converged, stagnated"
-                            : "NOT converged",
-              p.taus.size(), p.lambda_min,
-              p.lambda_max);
+  if (config.mixed)
+    std::printf("  iterations   %ld float sweeps in %ld refinements (%s), ADI cycle of %zu parameters, lambda in "
+                "[%.3g, %.3g]\n",
+                p.iterations, p.refinements, outcome.c_str(), p.taus.size(), p.lambda_min, p.lambda_max);
+  else
+    std::printf("  iterations   %ld (%s), ADI cycle of %zu parameters, lambda in [%.3g, %.3g]\n", p.iterations,
+                outcome.c_str(), p.taus.size(), p.lambda_min, p.lambda_max);
   std::printf("  residual     %.3e relative to the initial guess's\n", p.relative_residual);
-  // At most a dozen entries, evenly spread; the JSON summary has them all.
-  std::printf("  history     ");
-  const std::size_t stride = std::max<std::size_t>(p.taus.size(), (p.history.size() + 11) / 12);
-  for (std::size_t k = 0; k + 1 < p.history.size(); k += stride) std::printf(" %zu:%.1e", k + 1, p.history[k]);
-  if (!p.history.empty()) std::printf(" %zu:%.1e", p.history.size(), p.history.back());
-  std::printf("\n");
+  // The JSON summary has every entry.
+  std::printf("  history     %s\n", history_line(p.history, p.taus.size()).c_str());
+  if (config.mixed) std::printf("  refinements %s\n", history_line(p.refinement_history, 1).c_str());
   if (p.source_shift != 0)
     std::printf("  compatibility  removed %.3e from f (discretisation mismatch of the data)\n", p.source_shift);
   std::printf("  wall time    %s (%.3g s)\n", format_duration(r.wall_seconds).c_str(), r.wall_seconds);
+  const char* stop_reason = p.converged ? "tolerance" : p.stopped ? "signal" : p.stagnated ? "stagnated" : "max_iter";
   summary.update({{"iterations", p.iterations},
                   {"converged", p.converged},
+                  {"stop_reason", stop_reason},
+                  {"tolerance", tol},
                   {"relative_residual", p.relative_residual},
                   {"residual_history", p.history},
                   {"adi_parameters", p.taus},
                   {"source_shift", p.source_shift},
                   {"wall_seconds", r.wall_seconds}});
+  if (config.mixed) summary.update({{"refinements", p.refinements}, {"refinement_history", p.refinement_history}});
   print_errors(r.error, summary);
+  if (outputs && !outputs->outputs().empty()) {
+    for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
+    summary["outputs"] = outputs->outputs();
+  }
+  const std::string written = outputs ? "the result is written" : "no output.formats: only summary.json is written";
   if (r.stopped_by) {
     summary["stopped_by"] = signal_name(r.stopped_by);
     std::fflush(stdout);
@@ -145,15 +167,31 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                                p.iterations, p.relative_residual, outputs ? "" : " (no output.formats: nowhere)"),
                    problem.root());
   }
+  if (!p.converged && p.stagnated) {
+    // Rounding, not a fault: the result stands, and the line says what would go further.
+    std::string why;
+    if (std::is_same_v<T, float>)
+      why = fmt::format("float's rounding floor on this grid (float's default solver.tol here, {:.1e}, is above it); "
+                        "solver.precision = mixed (float sweeps, double residual) reaches double's tolerances",
+                        default_tolerance(problem.diffusion, robin_h_ranges(problem.diffusion.whole_bc(), *problem.forcing)));
+    else if (config.mixed)
+      why = "a refinement gained less than half: double's rounding floor on this grid, or float sweeps too coarse "
+            "for this problem (solver.precision = double then)";
+    else
+      why = "the rounding floor of double arithmetic on this grid; ask for a larger solver.tol";
+    if (problem.root())
+      std::fprintf(stderr,
+                   "adi3d: warning: Poisson iteration stagnated at relative residual %.3e after %ld iterations, "
+                   "above solver.tol = %g: %s; %s (exit %d)\n",
+                   p.relative_residual, p.iterations, tol, why.c_str(), written.c_str(), kExitNotConverged);
+    return kExitNotConverged;
+  }
   if (!p.converged) {
-    const std::string why =
-        p.stagnated ? fmt::format("stagnated at relative residual {:.3e} after {} iterations, above solver.tol = "
-                                  "{:g} (the rounding floor of the precision?)",
-                                  p.relative_residual, p.iterations, config.tolerance())
-                    : fmt::format("did not reach solver.tol = {:g} in solver.max_iter = {} iterations (relative "
-                                  "residual {:.3e}); raise solver.max_iter or check the data",
-                                  config.tolerance(), config.max_iter, p.relative_residual);
-    std::fprintf(stderr, "adi3d: error: Poisson iteration %s\n", why.c_str());
+    if (problem.root())
+      std::fprintf(stderr,
+                   "adi3d: error: Poisson iteration did not reach solver.tol = %g in solver.max_iter = %ld "
+                   "iterations (relative residual %.3e); raise solver.max_iter or check the data; %s\n",
+                   tol, config.max_iter, p.relative_residual, written.c_str());
     return kExitRuntime;
   }
   return kExitOk;
@@ -211,14 +249,19 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
   const double steps = config.problem == io::ProblemType::heat ? std::ceil(config.t_end / config.dt - 1e-9)
                                                               : kPoissonStepEquivalents;
   const double point_steps = problem.distributed() ? 0.0 : static_cast<double>(local.size()) * steps;
-  std::unique_ptr<Backend<T>> backend = choose_backend<T>(config.backend, device_for(config, mpi),
-                                                          estimate_bytes(local, fields, sizeof(T)), point_steps);
+  // A mixed solve adds its float half: the correction, the float step's source and
+  // right-hand side, a float diffusivity field, and the float backend's scratch.
+  const int alpha_field = !problem.diffusion.alpha_field.empty();
+  const std::size_t device_bytes = estimate_bytes(local, fields, sizeof(T)) +
+                                   (config.mixed ? estimate_bytes(local, 3 + alpha_field, sizeof(float)) : 0);
+  std::unique_ptr<Backend<T>> backend =
+      choose_backend<T>(config.backend, device_for(config, mpi), device_bytes, point_steps);
   if (problem.distributed())
     backend = std::make_unique<DistributedBackend<T>>(std::move(backend), problem.diffusion.slab, mpi.world());
   const Grid3& g = config.grid;
   std::printf("adi3d %s: %s\n", version_string().c_str(), config.deck_name.c_str());
   std::printf("  grid %d x %d x %d (%zu points), h = %.4g %.4g %.4g, %s, backend %s\n", g.n[0],
-              g.n[1], g.n[2], g.size(), g.h[0], g.h[1], g.h[2], io::to_string(config.precision),
+              g.n[1], g.n[2], g.size(), g.h[0], g.h[1], g.h[2], config.precision_name(),
               backend->description().c_str());
   if (problem.distributed())
     std::printf("  distributed  %d ranks, z slabs of %d-%d planes\n", mpi.size(), config.grid.n[2] / mpi.size(),
@@ -227,7 +270,7 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
                             {"version", version_string()},
                             {"problem", io::to_string(config.problem)},
                             {"backend", backend->description()},
-                            {"precision", io::to_string(config.precision)},
+                            {"precision", config.precision_name()},
                             {"grid", {g.n[0], g.n[1], g.n[2]}},
                             {"ranks", mpi.size()}};
   const int code = config.problem == io::ProblemType::heat

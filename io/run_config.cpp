@@ -210,8 +210,13 @@ RunConfig read_run_config(const Deck& deck) {
                                     {{"auto", BackendChoice::automatic},
                                      {"cpu", BackendChoice::cpu},
                                      {"cuda", BackendChoice::cuda}});
-  c.precision = choose<Precision>(deck, "solver.precision", "double",
-                                  {{"double", Precision::f64}, {"float", Precision::f32}});
+  c.mixed = choose<bool>(deck, "solver.precision", "double", {{"double", false}, {"float", false}, {"mixed", true}});
+  c.precision = c.mixed ? Precision::f64
+                        : choose<Precision>(deck, "solver.precision", "double",
+                                            {{"double", Precision::f64}, {"float", Precision::f32}});
+  if (c.mixed && c.problem != ProblemType::poisson)
+    deck.fail("solver.precision", "'mixed' (float sweeps, double residual) is for problem.type = poisson; heat "
+                                  "runs take float or double");
   // A float run steps with dt (and theta dt) in float: outside float's normal range they
   // become 0, a denormal or inf, and the steps silently do nothing or blow up.
   if (c.problem == ProblemType::heat && c.precision == Precision::f32 &&
@@ -225,8 +230,8 @@ RunConfig read_run_config(const Deck& deck) {
   if (deck.has("solver.tol") && !(c.tol > 0 && c.tol < 1)) deck.fail("solver.tol", "must lie in (0, 1)");
   // Float residuals stall near 1e-7 relative: a smaller target can only burn iterations.
   if (c.problem == ProblemType::poisson && c.precision == Precision::f32 && deck.has("solver.tol") && c.tol < 1e-6)
-    deck.fail("solver.tol", "is below what float arithmetic reaches (about 1e-6); use solver.tol >= 1e-6 "
-                            "or solver.precision = double");
+    deck.fail("solver.tol", "is below what float arithmetic reaches (about 1e-6); use solver.tol >= 1e-6, "
+                            "solver.precision = mixed (float sweeps, double residual) or double");
   c.max_iter = deck.query_int("solver.max_iter").value_or(1000);
   if (c.max_iter < 1) deck.fail("solver.max_iter", "must be >= 1");
   c.adi_cycle = static_cast<int>(deck.query_int("solver.cycle").value_or(0));
@@ -251,6 +256,7 @@ RunConfig read_run_config(const Deck& deck) {
 
 const char* to_string(ProblemType p) { return p == ProblemType::heat ? "heat" : "poisson"; }
 const char* to_string(Precision p) { return p == Precision::f64 ? "double" : "float"; }
+const char* RunConfig::precision_name() const { return mixed ? "mixed" : to_string(precision); }
 const char* to_string(BackendChoice b) {
   return b == BackendChoice::cpu ? "cpu" : b == BackendChoice::cuda ? "cuda" : "auto";
 }

@@ -60,14 +60,18 @@ struct RunConfig {
   double dt = 0, t_end = 0, theta = 0.5;
   BackendChoice backend = BackendChoice::automatic;
   Precision precision = Precision::f64;
+  // solver.precision = mixed: a Poisson solve in double by float sweeps (defect
+  // correction, solvers/poisson_mixed.hpp); precision is then f64, the solution's.
+  bool mixed = false;
   int device = 0;
-  double tol = 0;  // 0: the precision's default
+  double tol = 0;  // 0: the precision's default (PoissonAdi's default_tolerance)
   long max_iter = 1000;
   int adi_cycle = 0;  // 0: chosen from the eigenvalue spread
   OutputConfig output;
   std::optional<FormulaText> exact;
 
-  double tolerance() const { return tol > 0 ? tol : (precision == Precision::f64 ? 1e-8 : 1e-5); }
+  // solver.precision as the deck says it: float, double or mixed.
+  const char* precision_name() const;
 };
 
 // Throws DeckError naming the file, line and key of the first bad value.

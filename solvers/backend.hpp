@@ -13,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 struct CUstream_st;  // cudaStream_t, opaque: this header has no CUDA dependency
 
@@ -37,6 +38,10 @@ struct Norms {
 // face_layout.hpp), null where the face is not Neumann or the data is zero.
 template <class T>
 using FaceData = std::array<const T*, 6>;
+
+// float for double and double for float: the precision a mixed-precision solve pairs with T.
+template <class T>
+using OtherPrecision = std::conditional_t<std::is_same_v<T, float>, double, float>;
 
 template <class T>
 class Backend {
@@ -91,6 +96,12 @@ class Backend {
                                       const T* in, T* out) = 0;
   // y += a x
   virtual void axpy(T a, const T* x, T* y, std::size_t n) = 0;
+  // y = T(a x + b y) from x of the other precision, in double; b = 0 writes y without
+  // reading it. x is memory of a backend of the same kind on the same device (the two
+  // precisions of a mixed-precision Poisson solve, poisson_mixed.hpp: a double residual
+  // into a float source, a float correction added to a double solution), whose work on x
+  // is complete (its synchronize()).
+  virtual void axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n) = 0;
   // The partition method's coupling terms (solvers/distributed): for k < planes, i < plane,
   //   x[k plane + i] += y[k plane + i] + v_k,i a[i] + w_k,i b[i]
   // with v_k,i = v[k plane + i] where per_node, else v[k] (w likewise): planes a and b

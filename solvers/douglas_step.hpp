@@ -34,6 +34,12 @@ class DouglasStepper {
   // residual of the steady problem -A u = f.
   void residual(const T* u, double t, T* r);
 
+  // The forcing's data changed although it does not depend on time (a mixed-precision
+  // solve's next residual, poisson_mixed.hpp): the next step or residual loads it again.
+  void forcing_changed() { forcing_loaded_ = false; }
+  // A grid-sized array that is free between steps (the next step overwrites it).
+  T* scratch() { return rhs_.data(); }
+
   const OperatorView<T>& view() const { return op_; }
   // Whether the Neumann data's face terms are in the source (fold_neumann_data).
   bool neumann_data_in_source() const { return neumann_folded_; }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace adi3d {
 
@@ -65,6 +67,29 @@ std::vector<double> adi_parameters(SpectrumBounds b, int cycle) {
   return taus;
 }
 
+// Float's rounding floor: A u in float carries errors of about eps lambda_max |u|, against
+// a residual of the data's modes, down to lambda_min |u|. Measured floors (CPU, from u = 0,
+// eps = FLT_EPSILON), as c in c eps lambda_max / lambda_min: data in the lowest mode 0.13
+// to 0.14 (Neumann f = pi^2 cos(pi x): 2.1e-5, 8.3e-5, 3.2e-4 at n = 33, 65, 129; periodic
+// f = 4 pi^2 sin(2 pi x): 5.6e-6, 2.1e-5, 8.1e-5 at n = 32, 64, 128); inputs/poisson_neumann
+// and poisson_periodic.ini 0.02 to 0.06; poisson_dirichlet.ini, whose initial residual is
+// its boundary values' jump, reached 1e-6 at every size. The default, c = 0.5, stays 3.5x
+// above the worst.
+template <class T>
+std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec& bc, const Forcing<T>& forcing) {
+  std::array<std::array<double, 2>, 6> ranges{};
+  for (int f = 0; f < 6; ++f)
+    if (bc.face[f] == BoundaryKind::robin) ranges[f] = forcing.robin_h_range(f);
+  return ranges;
+}
+
+template <class T>
+double default_tolerance(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h) {
+  if (!std::is_same_v<T, float>) return 1e-8;
+  const SpectrumBounds b = spectrum_bounds(d, robin_h);
+  return std::max(1e-5, 0.5 * std::numeric_limits<float>::epsilon() * b.lambda_max / b.lambda_min);
+}
+
 // The deck's forcing with a constant removed from the source (compatibility projection).
 template <class T>
 class PoissonAdi<T>::CompatibleForcing final : public Forcing<T> {
@@ -115,7 +140,7 @@ class PoissonAdi<T>::CompatibleForcing final : public Forcing<T> {
 template <class T>
 PoissonAdi<T>::PoissonAdi(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
                           PoissonOptions options)
-    : backend_(backend), diffusion_(diffusion), options_(options),
+    : backend_(backend), diffusion_(diffusion), options_(options), bounds_(spectrum_bounds(diffusion, robin_h_ranges(diffusion.whole_bc(), forcing))),
       forcing_(std::make_unique<CompatibleForcing>(forcing, diffusion.grid.size())) {}
 
 template <class T>
@@ -153,21 +178,39 @@ std::pair<double, double> data_mean(const Diffusion<T>& d, Backend<T>& backend, 
 template <class T>
 PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>& progress,
                                    const std::function<bool()>& stop) {
-  const Grid3& g = diffusion_.grid;
-  const std::size_t n = g.size();
   PoissonReport report;
-  const BoundarySpec& bc = diffusion_.whole_bc();
-  // Robin faces: the range of h (the spectrum bounds take it); any with h > 0 anchors.
-  std::array<std::array<double, 2>, 6> robin_h{};
-  bool anchored = bc.has_dirichlet();
-  for (int f = 0; f < 6; ++f) {
-    if (bc.face[f] != BoundaryKind::robin) continue;
-    robin_h[f] = forcing_->robin_h_range(f);
-    anchored = anchored || robin_h[f][1] > 0;
-  }
-  const bool singular = !anchored;
+  make_compatible(report);
+  const std::unique_ptr<DouglasStepper<T>> stepper = make_stepper();
+  stepper->initialize(u, 0.0);
+  iterate(*stepper, u, report, progress, stop);
+  if (!report.non_finite) finish(*stepper, u, report);
+  return report;
+}
 
-  if (singular) {
+// A Dirichlet face, or a Robin face with h > 0 somewhere, anchors the solution.
+template <class T>
+bool PoissonAdi<T>::singular() const {
+  const BoundarySpec& bc = diffusion_.whole_bc();
+  bool anchored = bc.has_dirichlet();
+  for (const auto& range : robin_h_ranges(bc, *forcing_)) anchored = anchored || range[1] > 0;
+  return !anchored;
+}
+
+template <class T>
+const Forcing<T>& PoissonAdi<T>::forcing() const {
+  return *forcing_;
+}
+
+template <class T>
+std::unique_ptr<DouglasStepper<T>> PoissonAdi<T>::make_stepper() const {
+  return std::make_unique<DouglasStepper<T>>(backend_, diffusion_, *forcing_, kIterationTheta);
+}
+
+template <class T>
+void PoissonAdi<T>::make_compatible(PoissonReport& report) {
+  const std::size_t n = diffusion_.grid.size();
+  if (singular()) {
+    forcing_->set_shift(0);  // measured on the data itself, however often the solve runs
     DouglasStepper<T> probe(backend_, diffusion_, *forcing_, 1.0);
     Array<T> zero = backend_.allocate(n), r = backend_.allocate(n);
     backend_.fill(zero.data(), T(0), n);
@@ -184,17 +227,19 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
     report.source_shift = mean;
     forcing_->set_shift(mean);  // f - mean: the weighted sum of the data is now zero
   }
+}
 
-  DouglasStepper<T> stepper(backend_, diffusion_, *forcing_, kIterationTheta);
-  stepper.initialize(u, 0.0);
-  const SpectrumBounds bounds = spectrum_bounds(diffusion_, robin_h);
-  report.lambda_min = bounds.lambda_min;
-  report.lambda_max = bounds.lambda_max;
-  report.taus = adi_parameters(bounds, options_.cycle);
+template <class T>
+void PoissonAdi<T>::iterate(DouglasStepper<T>& stepper, T* u, PoissonReport& report,
+                            const std::function<void(long, double)>& progress,
+                            const std::function<bool()>& stop, long phase) const {
+  report.lambda_min = bounds_.lambda_min;
+  report.lambda_max = bounds_.lambda_max;
+  report.taus = adi_parameters(bounds_, options_.cycle);
 
   Norms rhs{};
   for (long k = 0; k < options_.max_iter; ++k) {
-    const double tau = report.taus[k % report.taus.size()];
+    const double tau = report.taus[(phase + k) % report.taus.size()];
     // The step's implicit factors use theta * dt = tau; its right-hand side is dt times
     // the residual.
     const double dt = tau / kIterationTheta;
@@ -205,7 +250,7 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
     if (!std::isfinite(rhs.max_abs) || !std::isfinite(residual)) {
       report.non_finite = true;
       report.iterations = k + 1;
-      return report;
+      return;
     }
     if (k == 0) report.initial_residual = residual > 0 ? residual : 1.0;
     const double relative = residual / report.initial_residual;
@@ -231,24 +276,31 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
       }
     }
   }
+}
 
-  if (singular) {
+template <class T>
+void PoissonAdi<T>::finish(DouglasStepper<T>& stepper, T* u, PoissonReport& report) {
+  const std::size_t n = diffusion_.grid.size();
+  if (singular()) {
     const double mean =
         backend_.difference_norms(u, nullptr, n).sum / static_cast<double>(diffusion_.whole_grid().size());
     Array<T> shift = backend_.allocate(n);
     backend_.fill(shift.data(), static_cast<T>(-mean), n);
     backend_.axpy(T(1), shift.data(), u, n);
   }
-  Array<T> r = backend_.allocate(n);
-  stepper.residual(u, 0.0, r.data());
+  T* r = stepper.scratch();
+  stepper.residual(u, 0.0, r);
   report.relative_residual =
-      std::sqrt(backend_.difference_norms(r.data(), nullptr, n).sum_squares) / report.initial_residual;
+      std::sqrt(backend_.difference_norms(r, nullptr, n).sum_squares) / report.initial_residual;
   if (report.relative_residual <= options_.tol) report.converged = true;
-  return report;
 }
 
+template double default_tolerance(const Diffusion<float>&, const std::array<std::array<double, 2>, 6>&);
+template double default_tolerance(const Diffusion<double>&, const std::array<std::array<double, 2>, 6>&);
 template SpectrumBounds spectrum_bounds(const Diffusion<float>&, const std::array<std::array<double, 2>, 6>&);
 template SpectrumBounds spectrum_bounds(const Diffusion<double>&, const std::array<std::array<double, 2>, 6>&);
+template std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec&, const Forcing<float>&);
+template std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec&, const Forcing<double>&);
 template class PoissonAdi<float>;
 template class PoissonAdi<double>;
 

@@ -12,6 +12,7 @@
 #include "solvers/douglas_step.hpp"
 
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -24,7 +25,8 @@ struct PoissonOptions {
 };
 
 struct PoissonReport {
-  long iterations = 0;
+  long iterations = 0;                    // ADI iterations (mixed precision: float sweeps, all refinements')
+  long refinements = 0;                   // mixed precision: the double residual's corrections
   bool converged = false;
   bool stagnated = false;                 // stopped early: no progress over 3 cycles
   bool non_finite = false;                // stopped: the residual became NaN or infinite
@@ -32,6 +34,7 @@ struct PoissonReport {
   double initial_residual = 0;            // ||A u_0 + f||_2
   double relative_residual = 0;           // final, recomputed after the last update
   std::vector<double> history;            // relative residual before each update
+  std::vector<double> refinement_history;  // mixed precision: the double residual before each correction
   std::vector<double> taus;               // the parameter cycle
   double lambda_min = 0, lambda_max = 0;  // bounds used
   double source_shift = 0;                // constant removed from f for compatibility
@@ -53,6 +56,14 @@ template <class T>
 SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h = {});
 std::vector<double> adi_parameters(SpectrumBounds bounds, int cycle);
 
+// The relative residual a solve in T reaches, for decks that name no solver.tol: 1e-8 in
+// double; in float, one above its rounding floor on this grid and alpha (poisson_adi.cpp).
+template <class T>
+double default_tolerance(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h = {});
+// Each Robin face's range of h (robin_h_range; 0 elsewhere), as the bounds above take it.
+template <class T>
+std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec& bc, const Forcing<T>& forcing);
+
 template <class T>
 class PoissonAdi {
  public:
@@ -66,11 +77,36 @@ class PoissonAdi {
   PoissonReport solve(T* u, const std::function<void(long, double)>& progress = {},
                       const std::function<bool()>& stop = {});
 
+  // solve() in its parts, for solvers built on this one (poisson_mixed.hpp):
+  //   make_compatible(report); stepper = make_stepper(); stepper->initialize(u, 0);
+  //   iterate(*stepper, u, report, progress, stop); finish(*stepper, u, report).
+  // A singular problem's data shifted to compatibility (report.source_shift), or
+  // IncompatibleData; nothing where a face holds u.
+  void make_compatible(PoissonReport& report);
+  // A stepper over forcing() with the iteration's weight.
+  std::unique_ptr<DouglasStepper<T>> make_stepper() const;
+  // The data the iteration solves with: the forcing less the compatibility shift.
+  const Forcing<T>& forcing() const;
+  // ADI iterations on u until the relative residual (to the first iteration's, which
+  // becomes report.initial_residual) meets options.tol, options.max_iter are done, three
+  // cycles stagnate, the residual is no longer finite or stop() says so. The first takes
+  // parameter `phase` of the cycle (iterations that go on from earlier ones).
+  void iterate(DouglasStepper<T>& stepper, T* u, PoissonReport& report,
+               const std::function<void(long, double)>& progress, const std::function<bool()>& stop,
+               long phase = 0) const;
+  // A singular problem's u to zero mean; the relative residual of u (to
+  // report.initial_residual), converged where it meets options.tol. Uses stepper's scratch.
+  void finish(DouglasStepper<T>& stepper, T* u, PoissonReport& report);
+  void set_tol(double tol) { options_.tol = tol; }
+  void set_max_iter(long max_iter) { options_.max_iter = max_iter; }
+
  private:
   class CompatibleForcing;
+  bool singular() const;
   Backend<T>& backend_;
   const Diffusion<T>& diffusion_;
   PoissonOptions options_;
+  SpectrumBounds bounds_;
   std::unique_ptr<CompatibleForcing> forcing_;
 };
 

@@ -182,6 +182,18 @@ void CpuBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 }
 
 template <class T>
+void CpuBackend<T>::axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n) {
+  if (b == 0) {
+#pragma omp parallel for simd schedule(static)
+    for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e) y[e] = static_cast<T>(a * x[e]);
+    return;
+  }
+#pragma omp parallel for simd schedule(static)
+  for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e)
+    y[e] = static_cast<T>(a * static_cast<double>(x[e]) + b * static_cast<double>(y[e]));
+}
+
+template <class T>
 void CpuBackend<T>::add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node,
                                        T* x, std::size_t plane, std::size_t planes) {
 #pragma omp parallel for schedule(static)

@@ -29,6 +29,7 @@ class CpuBackend : public Backend<T> {
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
+  void axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n) override;
   void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
                           std::size_t plane, std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;

@@ -78,6 +78,9 @@ class DistributedBackend final : public Backend<T> {
     local_->face_tangential_factor(op, face, axis, tau, in, out);
   }
   void axpy(T a, const T* x, T* y, std::size_t n) override { local_->axpy(a, x, y, n); }
+  void axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n) override {
+    local_->axpby_converted(a, x, b, y, n);
+  }
   void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
                           std::size_t plane, std::size_t planes) override {
     local_->add_coupling_terms(y, v, a, w, b, per_node, x, plane, planes);

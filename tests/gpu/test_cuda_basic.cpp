@@ -130,6 +130,32 @@ TYPED_TEST(CudaBasic, AxpyMatchesCpu) {
   EXPECT_LE(relative_difference(this->from_cpu(cy), this->from_gpu(gy)), tolerance<TypeParam>());
 }
 
+// Across precisions (mixed-precision Poisson): x from a backend of the other precision on
+// the same device. In double, rounded once: a lone product (b = 0) is the CPU's to the bit;
+// with b = 1 the GPU may contract to an FMA.
+TYPED_TEST(CudaBasic, AxpbyConvertedMatchesCpu) {
+  using T = TypeParam;
+  using U = OtherPrecision<T>;
+  const std::size_t n = 100003;
+  const auto x = random_field<U>(n, this->rng_);
+  const auto y = random_field<T>(n, this->rng_);
+  const auto gpu_other = make_cuda_backend<U>(0);
+  Array<U> gx = gpu_other->allocate(n);
+  gpu_other->upload(x.data(), gx.data(), n);
+  gpu_other->synchronize();
+  for (const double b : {0.0, 1.0}) {
+    Array<T> gy = this->to_gpu(y);
+    std::vector<T> cy = y;
+    this->gpu_->axpby_converted(-0.3125e-7, gx.data(), b, gy.data(), n);
+    this->cpu_->axpby_converted(-0.3125e-7, x.data(), b, cy.data(), n);
+    if (b == 0) {
+      EXPECT_EQ(this->from_gpu(gy), cy);
+    } else {
+      EXPECT_LE(relative_difference(cy, this->from_gpu(gy)), tolerance<T>());
+    }
+  }
+}
+
 // The sum in double, rounded once: the same bits as the CPU's loop.
 TYPED_TEST(CudaBasic, AddConstantMatchesCpu) {
   const std::size_t n = 100003;

@@ -176,6 +176,21 @@ TEST_F(Cli, BenchCpuWritesJsonAndAgreesWithLapack) {
   EXPECT_EQ(run("bench gpu-that-does-not-exist").code, 2);
 }
 
+// The benchmark behind issue 39's mixed-precision table, on the CPU at a small size: a row
+// per precision, double and mixed to --tol, float to its default.
+TEST_F(Cli, BenchPoissonComparesThePrecisions) {
+  const Outcome o = run(std::string("bench poisson --backend cpu --sizes 9 --repetitions 1 --deck ") +
+                        ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini --json " + (dir_ / "bench.json").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string json = slurp(dir_ / "bench.json");
+  for (const char* key : {"\"benchmark\": \"poisson\"", "\"precision\": \"double\"", "\"precision\": \"float\"",
+                          "\"precision\": \"mixed\"", "\"refinements\"", "\"speedup_vs_double\"",
+                          "\"max_error_vs_exact\""})
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  EXPECT_EQ(json.find("\"converged\": false"), std::string::npos) << json;
+  EXPECT_EQ(run("bench poisson --precisions half").code, 2);
+}
+
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
   const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=9 " +
                         "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());
@@ -183,6 +198,38 @@ TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
   EXPECT_EQ(lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("solver.max_iter = 3"), std::string::npos) << o.err;
   EXPECT_NE(o.out.find("NOT converged"), std::string::npos) << o.out;
+}
+
+// Issue 39 item 3: a float Poisson solve asked for less than its rounding floor stops on
+// it, writes its result, says on one line how far it got, why, and what goes further, and
+// exits 3.
+TEST_F(Cli, FloatPoissonOnItsRoundingFloorWritesItsResultAndExitsThree) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=33 " +
+                        "--set solver.precision=float --set solver.tol=1e-6 --set output.formats=hdf5 " +
+                        "--set solver.backend=cpu --set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  for (const char* words : {"stagnated at relative residual", "above solver.tol = 1e-06", "float's rounding floor",
+                            "solver.precision = mixed", "the result is written"})
+    EXPECT_NE(o.err.find(words), std::string::npos) << words << ": " << o.err;
+  EXPECT_NE(o.out.find("NOT converged, stagnated"), std::string::npos) << o.out;
+  EXPECT_TRUE(fs::exists(dir_ / "results" / "snapshots.h5"));
+  const std::string summary = slurp(dir_ / "results" / "summary.json");
+  EXPECT_NE(summary.find("\"stop_reason\": \"stagnated\""), std::string::npos) << summary;
+}
+
+// solver.precision = mixed: float sweeps, the double residual, ten digits.
+TEST_F(Cli, MixedPrecisionPoissonReachesTenDigits) {
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=17 " +
+                        "--set solver.precision=mixed --set solver.tol=1e-10 --set solver.backend=cpu " +
+                        "--set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find(", mixed, backend cpu"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("float sweeps in"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("refinements (converged)"), std::string::npos) << o.out;
+  const std::string summary = slurp(dir_ / "results" / "summary.json");
+  EXPECT_NE(summary.find("\"precision\": \"mixed\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"refinement_history\""), std::string::npos) << summary;
 }
 
 TEST_F(Cli, IncompatibleNeumannDataIsADeckError) {

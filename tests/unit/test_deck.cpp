@@ -41,6 +41,24 @@ TEST(Deck, ReadsValuesAndDefaults) {
   EXPECT_EQ(c.precision, Precision::f64);
 }
 
+// solver.precision = mixed: a double Poisson solve by float sweeps; float keeps its
+// smallest tolerance and names the way past it.
+TEST(Deck, MixedPrecisionIsADoublePoissonSolve) {
+  const RunConfig c = read_run_config(Deck::parse(kValid, "deck.ini", {"problem.type=poisson", "solver.precision=mixed",
+                                                                        "solver.tol=1e-12"}));
+  EXPECT_TRUE(c.mixed);
+  EXPECT_EQ(c.precision, Precision::f64);
+  EXPECT_STREQ(c.precision_name(), "mixed");
+  EXPECT_DOUBLE_EQ(c.tol, 1e-12);
+  const RunConfig f =
+      read_run_config(Deck::parse(kValid, "deck.ini", {"problem.type=poisson", "solver.precision=float"}));
+  EXPECT_FALSE(f.mixed);
+  EXPECT_STREQ(f.precision_name(), "float");
+  EXPECT_EQ(f.tol, 0) << "no solver.tol: the solve takes float's default for its grid";
+  const std::string e = error_of(kValid, {"problem.type=poisson", "solver.precision=float", "solver.tol=1e-8"});
+  EXPECT_NE(e.find("solver.precision = mixed"), std::string::npos) << e;
+}
+
 TEST(Deck, SetOverridesTheFile) {
   const RunConfig c = read_run_config(Deck::parse(kValid, "deck.ini", {"time.dt=0.002", "grid.n = 9 10 11"}));
   EXPECT_DOUBLE_EQ(c.dt, 0.002);
@@ -94,7 +112,8 @@ TEST(Deck, OutOfRangeValues) {
       {"material.diffusivity=-2", "material.diffusivity", "positive"},
       {"material.diffusivity=1 2", "material.diffusivity", "three"},
       {"solver.backend=gpu", "solver.backend", "auto, cpu, cuda"},
-      {"solver.precision=half", "solver.precision", "double, float"},
+      {"solver.precision=half", "solver.precision", "double, float, mixed"},
+      {"solver.precision=mixed", "solver.precision", "is for problem.type = poisson"},
       {"boundary.z+=convective 1", "boundary.z+", "dirichlet"},
       {"boundary.z+=dirichlet", "boundary.z+", "needs a value"},
       {"boundary.z+=periodic", "boundary.z+", "periodic on z+ needs periodic on z- too"},

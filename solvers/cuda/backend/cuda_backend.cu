@@ -279,6 +279,13 @@ void CudaBackend<T>::axpy(T a, const T* x, T* y, std::size_t n) {
 }
 
 template <class T>
+void CudaBackend<T>::axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  launch_axpby_converted(a, x, b, y, n, stream_);
+}
+
+template <class T>
 void CudaBackend<T>::add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node,
                                         T* x, std::size_t plane, std::size_t planes) {
   if (plane == 0 || planes == 0) return;

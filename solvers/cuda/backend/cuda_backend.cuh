@@ -125,6 +125,9 @@ template <class T>
 void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
+// y = T(a x + b y) from x of the other precision, in double (b = 0: y is not read).
+template <class T>
+void launch_axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n, cudaStream_t s);
 // The fused slab step's ghost values into its z pass's data: for every line q,
 //   d_lo[q] += s_lo sum_j below[j] g_j[q],  d_hi[q] += s_hi sum_j above[j] g_j[q],
 // j < 2 ranks, g_j rank j/2's y_F (j even) or y_L plane in the gathered messages (`size`
@@ -186,6 +189,7 @@ class CudaBackend final : public Backend<T> {
   void face_tangential_factor(const OperatorView<T>& op, int face, int axis, T tau, const T* in,
                               T* out) override;
   void axpy(T a, const T* x, T* y, std::size_t n) override;
+  void axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n) override;
   void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
                           std::size_t plane, std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;

@@ -1,4 +1,6 @@
 // Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
+// y = a x + b y across precisions (mixed-precision Poisson; 1 read + 1 write per point
+// with b = 0, 2 reads + 1 write else, of 4 and 8 bytes),
 // the partition method's coupling terms x += y + v a + w b with planes a and b broadcast
 // along z (coupling_terms.hpp; 2 arrays per point, 3 with y, v and w per node 2 more),
 // writing one face plane from face-layout values (1 read + 1 write per face node), and
@@ -42,6 +44,15 @@ __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
        e += std::size_t(gridDim.x) * blockDim.x)
     y[e] += a * x[e];
+}
+
+// In double whichever way the conversion goes: the double side keeps its digits.
+template <class T, class U>
+__global__ void axpby_converted_kernel(double a, const U* __restrict__ x, double b, T* __restrict__ y, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    y[e] = static_cast<T>(b == 0 ? a * static_cast<double>(x[e])
+                                 : a * static_cast<double>(x[e]) + b * static_cast<double>(y[e]));
 }
 
 template <class T>
@@ -139,6 +150,12 @@ void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
 }
 
 template <class T>
+void launch_axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n, cudaStream_t s) {
+  axpby_converted_kernel<<<grid_for(n), kThreads, 0, s>>>(a, x, b, y, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
 void launch_add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
                                std::size_t plane, std::size_t planes, cudaStream_t s) {
   const std::size_t n = plane * planes;
@@ -186,6 +203,7 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
+  template void launch_axpby_converted<T>(double, const OtherPrecision<T>*, double, T*, std::size_t, cudaStream_t); \
   template void launch_sum_blocks<T>(const T*, int, std::size_t, T*, cudaStream_t); \
   template void launch_add_coupling_terms<T>(const T*, const T*, const T*, const T*, const T*, bool, T*, std::size_t, \
                                              std::size_t, cudaStream_t);                                          \
