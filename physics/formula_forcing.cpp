@@ -49,11 +49,7 @@ void FormulaForcing<T>::robin_h(int face, double t, T* out) const {
 
 template <class T>
 bool FormulaForcing<T>::robin_h_on_backend(int face, double t, T* values, Backend<T>& backend) const {
-  if (!robin_h_[face]) return false;
-  const rtc::DeviceFunction<T>* fn = device_function(*robin_h_[face], face + 7, backend);
-  if (!fn) return false;
-  fn->sample_face(grid_, face, t, values, backend.cuda_stream());
-  return true;
+  return sample_face_on_backend(robin_h_[face], face + 7, face, t, values, backend);
 }
 
 template <class T>
@@ -87,12 +83,18 @@ bool FormulaForcing<T>::source_on_backend(double t, T* values, Backend<T>& backe
 }
 
 template <class T>
-bool FormulaForcing<T>::boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const {
-  if (!faces_[face]) return false;
-  const rtc::DeviceFunction<T>* fn = device_function(*faces_[face], face + 1, backend);
+bool FormulaForcing<T>::sample_face_on_backend(const std::optional<Formula>& f, int slot, int face, double t, T* values,
+                                               Backend<T>& backend) const {
+  if (!f) return false;
+  const rtc::DeviceFunction<T>* fn = device_function(*f, slot, backend);
   if (!fn) return false;
   fn->sample_face(grid_, face, t, values, backend.cuda_stream());
   return true;
+}
+
+template <class T>
+bool FormulaForcing<T>::boundary_on_backend(int face, double t, T* values, Backend<T>& backend) const {
+  return sample_face_on_backend(faces_[face], face + 1, face, t, values, backend);
 }
 
 template <class T>

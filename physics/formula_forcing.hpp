@@ -52,6 +52,10 @@ class FormulaForcing final : public Forcing<T> {
   void record(const Formula& f, double t, const std::optional<NonFiniteNode>& node) const;
   // f on a face's nodes (none: zeros), recorded as every sampling is.
   void sample_face_formula(const std::optional<Formula>& f, int face, double t, T* out) const;
+  // The same on the backend by f's compiled function (device slot `slot`); false where
+  // there is none (no formula, not a CUDA backend, or it did not compile).
+  bool sample_face_on_backend(const std::optional<Formula>& f, int slot, int face, double t, T* values,
+                              Backend<T>& backend) const;
 
   const rtc::DeviceFunction<T>* device_function(const Formula& f, int slot, Backend<T>& backend) const;
 

@@ -81,18 +81,22 @@ void DouglasStepper<T>::sample_face(int face, double t, T* dst, bool robin_h) {
 }
 
 template <class T>
+void DouglasStepper<T>::sample_source(double t) {
+  if (!forcing_.source_on_backend(t, source_.data(), backend_)) {
+    host_source_.resize(diffusion_.grid.size());
+    forcing_.source(t, host_source_.data());
+    backend_.upload(host_source_.data(), source_.data(), host_source_.size());
+  }
+  source_folded_ = false;
+}
+
+template <class T>
 void DouglasStepper<T>::load_forcing(double t) {
-  const Grid3& g = diffusion_.grid;
   const bool first = !forcing_loaded_;
   if (!first && t == forcing_time_) return;
   // (A fixed source that has taken Neumann terms is the forcing's no more: fold_neumann_data.)
   const bool source_moves = forcing_.has_source() && (first || forcing_.source_depends_on_time());
-  if (source_moves && !forcing_.source_on_backend(t, source_.data(), backend_)) {
-    host_source_.resize(g.size());
-    forcing_.source(t, host_source_.data());
-    backend_.upload(host_source_.data(), source_.data(), g.size());
-  }
-  if (source_moves) source_folded_ = false;
+  if (source_moves) sample_source(t);
   bool data_moves = false;
   for (int f = 0; f < 6; ++f) {
     const bool moves = first || forcing_.boundary_depends_on_time(f);
@@ -121,13 +125,8 @@ template <class T>
 void DouglasStepper<T>::fold_into_source() {
   // On the faces: the fixed source kept apart, the source just loaded (in place), or none.
   const bool in_place = !source_base_.data() && forcing_.has_source();
-  if (in_place && source_folded_) {
-    // Folding twice into one sampling would add the terms twice: sample it again.
-    source_folded_ = false;
-    const double t = forcing_time_;
-    forcing_loaded_ = false;
-    load_forcing(t);
-  }
+  // Folding twice into one sampling would add the terms twice: sample it again.
+  if (in_place && source_folded_) sample_source(forcing_time_);
   const T* base = source_base_.data() ? source_base_.data() : in_place ? source_.data() : nullptr;
   backend_.fold_neumann_terms(op_, neumann_data(), base, source_.data());
   source_folded_ = in_place;

@@ -49,6 +49,8 @@ class DouglasStepper {
 
  private:
   void load_forcing(double t);
+  // The source at time t into source_ (on the backend where the forcing can), unfolded.
+  void sample_source(double t);
   // The Neumann faces' data arrays (null where zero, or folded for good), whether there
   // is any, and what operator_rhs adds to the source (none once folded).
   FaceData<T> neumann_data() const;

@@ -67,14 +67,6 @@ std::vector<double> adi_parameters(SpectrumBounds b, int cycle) {
   return taus;
 }
 
-// Float's rounding floor: A u in float carries errors of about eps lambda_max |u|, against
-// a residual of the data's modes, down to lambda_min |u|. Measured floors (CPU, from u = 0,
-// eps = FLT_EPSILON), as c in c eps lambda_max / lambda_min: data in the lowest mode 0.13
-// to 0.14 (Neumann f = pi^2 cos(pi x): 2.1e-5, 8.3e-5, 3.2e-4 at n = 33, 65, 129; periodic
-// f = 4 pi^2 sin(2 pi x): 5.6e-6, 2.1e-5, 8.1e-5 at n = 32, 64, 128); inputs/poisson_neumann
-// and poisson_periodic.ini 0.02 to 0.06; poisson_dirichlet.ini, whose initial residual is
-// its boundary values' jump, reached 1e-6 at every size. The default, c = 0.5, stays 3.5x
-// above the worst.
 template <class T>
 std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec& bc, const Forcing<T>& forcing) {
   std::array<std::array<double, 2>, 6> ranges{};
@@ -83,6 +75,14 @@ std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec& bc, cons
   return ranges;
 }
 
+// Float's rounding floor: A u in float carries errors of about eps lambda_max |u|, against
+// a residual of the data's modes, down to lambda_min |u|. Measured floors (CPU, from u = 0,
+// eps = FLT_EPSILON), as c in c eps lambda_max / lambda_min: data in the lowest mode 0.13
+// to 0.14 (Neumann f = pi^2 cos(pi x): 2.1e-5, 8.3e-5, 3.2e-4 at n = 33, 65, 129; periodic
+// f = 4 pi^2 sin(2 pi x): 5.6e-6, 2.1e-5, 8.1e-5 at n = 32, 64, 128); inputs/poisson_neumann
+// and poisson_periodic.ini 0.02 to 0.06; poisson_dirichlet.ini, whose initial residual is
+// its boundary values' jump, reached 1e-6 at every size. The default, c = 0.5, stays 3.5x
+// above the worst.
 template <class T>
 double default_tolerance(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h) {
   if (!std::is_same_v<T, float>) return 1e-8;

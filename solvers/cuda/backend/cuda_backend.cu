@@ -230,15 +230,17 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   activate();
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (points == 0) return;
-  // Robin lines that differ line by line (an h field, or an alpha field, whose tiled and
-  // generated-row kernels build their rows without the Robin diagonal): per-thread Thomas
-  // on axis_row's rows.
-  const bool robin_lines = robin_axis(op, axis) && !lines_alike(op, axis);
-  if (axis == 0) last_x_solve_ = XSolveVariant::thread_thomas;
-  if (axis == 0 && !robin_lines && (last_x_solve_ = launch_x_lines(op, tau, d)) != XSolveVariant::thread_thomas)
-    return;
-  if (axis != 0) last_yz_by_warp_ = !robin_lines && policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_);
-  if (axis != 0 && last_yz_by_warp_) return;
+  if (axis == 0) {
+    // Robin lines that differ line by line (an h field, or an alpha field, whose tiled and
+    // generated-row kernels build their rows without the Robin diagonal): per-thread
+    // Thomas on axis_row's rows. (The y/z tiles decline them themselves.)
+    const bool robin_lines = robin_axis(op, 0) && !lines_alike(op, 0);
+    last_x_solve_ = robin_lines ? XSolveVariant::thread_thomas : launch_x_lines(op, tau, d);
+    if (last_x_solve_ != XSolveVariant::thread_thomas) return;
+  } else {
+    last_yz_by_warp_ = policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_);
+    if (last_yz_by_warp_) return;
+  }
   bool ready = false;
   T* scratch = thread_thomas_constant_path(op, axis, policy_)
                    ? constant_factors(op, axis, tau, ready)
