@@ -4,7 +4,6 @@
 #include "app/heat_run.hpp"
 #include "app/progress.hpp"
 #include "app/stop_agreement.hpp"
-#include "physics/grid_functions.hpp"
 
 #include <fmt/format.h>
 
@@ -17,24 +16,25 @@ namespace adi3d::app {
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
                           Backend<T>& backend, bool interactive, RunObserver<T>* observer) {
-  const Grid3& grid = problem.diffusion.grid;
-  Array<T> u = backend.allocate(grid.size());
-  {
-    std::vector<T> host(grid.size());
-    require_finite_sampling(problem.initial, 0.0, physics::sample_grid(problem.initial, grid, 0.0, host.data()),
-                            problem.comm);
-    backend.upload(host.data(), u.data(), grid.size());
-  }
+  require_loaded(problem);
+  PoissonResult result;
+  RunTimings& times = result.timings;
+  auto clock = std::chrono::steady_clock::now();
+  Array<T> u = backend.allocate(problem.diffusion.grid.size());
+  problem.initial->sample(0.0, u.data(), backend);
+  require_finite_sampling(problem.initial->first_non_finite(), problem.comm);
   PoissonOptions options;
   options.tol = config.tolerance();
   options.max_iter = config.max_iter;
   options.cycle = config.adi_cycle;
   PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
+  backend.synchronize();
+  times.initial = seconds_since(clock);
+  times.compile = problem.initial->compile_seconds();
 
   // Progress in digits of residual reduction: iterations are not known in advance.
   const double target_digits = -std::log10(options.tol);
   Progress progress("poisson", static_cast<long>(std::ceil(target_digits * 10)), interactive);
-  PoissonResult result;
   // A signal ends the iteration (stop_signals.hpp); the iterate is the result, as no
   // checkpoint format exists for a Poisson solve to continue from.
   StopAgreement stop(problem.diffusion.slab.distributed() ? problem.comm : nullptr);
@@ -50,7 +50,8 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   stop.finish();
   backend.synchronize();
   progress.finish();
-  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.wall_seconds = seconds_since(start);
+  times.stepping = result.wall_seconds;
   if (result.report.non_finite) {
     // Before anything is written: the data's fault (a deck error), else the field's.
     const std::string when = fmt::format("at Poisson iteration {}", result.report.iterations);
@@ -59,9 +60,15 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
                                      "data are: their values overflow; rescale the problem",
                                      when));
   }
-  if (problem.exact)
-    result.error = error_against(*problem.exact, problem.diffusion, 0.0, backend, u.data(), problem.comm);
+  if (problem.exact) {
+    clock = std::chrono::steady_clock::now();
+    result.error = error_against(*problem.exact, 0.0, backend, u.data(), problem.comm);
+    times.error = seconds_since(clock);
+    times.compile += problem.exact->compile_seconds();
+  }
+  clock = std::chrono::steady_clock::now();
   if (observer) observer->on_end(result.report.iterations, 0.0, backend, u.data());
+  times.output = seconds_since(clock);
   return result;
 }
 

@@ -16,6 +16,7 @@ struct PoissonResult {
   double wall_seconds = 0;
   int stopped_by = 0;  // the signal that ended the iteration early (stop_signals.hpp), else 0
   std::optional<physics::ErrorNorms> error;
+  RunTimings timings;  // all but setup (the caller's)
 };
 
 // The observer (snapshot pipeline) sees the converged field once, as its end state; a

@@ -20,6 +20,9 @@ struct Diffusion {
   BoundarySpec bc;
   std::array<double, 3> alpha{1.0, 1.0, 1.0};  // per-axis constant diffusivity
   std::vector<T> alpha_field;                   // node diffusivity; empty when constant
+  // Or the node diffusivity already in backend memory (sampled there from a formula), with
+  // alpha_field empty; whole_alpha_range then holds its range, on one rank too.
+  const T* backend_alpha = nullptr;
   // Where the run is split over ranks: grid, bc and alpha_field are then this rank's slab
   // with its ghost planes, whose faces are Dirichlet for the kernels and carry no data.
   SlabDecomposition slab;
