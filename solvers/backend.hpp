@@ -68,7 +68,7 @@ class Backend {
   // material_index.hpp, rows of `pitch` bytes), built where the field is: its distinct
   // values in `values` (any order) and each node's byte in `index`; more than max_values
   // values leave values.size() > max_values and no index. False where the backend builds
-  // none (index_materials in material_index.hpp then builds it on the host).
+  // none: every backend that reads an index builds it.
   virtual bool index_materials(const T* /*alpha*/, const std::array<int, 3>& /*n*/, int /*pitch*/,
                                int /*max_values*/, std::vector<T>& /*values*/, Array<std::uint8_t>& /*index*/) {
     return false;

@@ -74,13 +74,9 @@ MaterialArrays<T> index_materials(Backend<T>& backend, const T* alpha, const std
   std::vector<T> values;
   Array<std::uint8_t> index;
   const int pitch = material_pitch(n[0]);
-  if (!backend.index_materials(alpha, n, pitch, kMaxMaterials, values, index)) {
-    std::vector<T> host(static_cast<std::size_t>(n[0]) * n[1] * n[2]);
-    backend.download(alpha, host.data(), host.size());
-    const MaterialIndex<T> m = index_materials(host, n);
-    return m.materials > 0 ? upload_materials(backend, m) : MaterialArrays<T>{};
-  }
-  if (static_cast<int>(values.size()) > kMaxMaterials) return {};
+  if (!backend.index_materials(alpha, n, pitch, kMaxMaterials, values, index) ||
+      static_cast<int>(values.size()) > kMaxMaterials)
+    return {};
   MaterialArrays<T> a;
   a.index = std::move(index);
   const std::vector<T> mean = face_means(values);
