@@ -102,9 +102,10 @@ void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, con
   last_snapshot_step_ = step;
   if (!wanted_) return;
   const bool root = !comm_ || comm_->rank() == 0;
-  if (backend_alpha_ && !alpha_) {
+  if (backend_alpha_) {  // once, on every rank alike (the download gathers)
     const std::shared_ptr<std::vector<T>> alpha = download(backend, backend_alpha_);
     if (root) alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha->data(), alpha->size(), config_.output.single));
+    backend_alpha_ = nullptr;
   }
   // The error against check.exact, formed and reduced where the backend is (collective);
   // a non-finite exact solution is a deck error here, on every rank.

@@ -80,7 +80,7 @@ class SnapshotPipeline final : public RunObserver<T> {
   bool wanted_ = false;            // snapshots are taken (the same on every rank)
   std::vector<std::shared_ptr<io::SnapshotWriter>> writers_;
   std::shared_ptr<const io::FieldBuffer> alpha_;   // output precision, when written
-  const T* backend_alpha_ = nullptr;               // an alpha field to download for alpha_
+  const T* backend_alpha_ = nullptr;               // an alpha field still to download for alpha_
   const physics::GridFormula<T>* exact_ = nullptr; // check.exact where the error is written
   bool resumed_;
   bool want_u_ = false;

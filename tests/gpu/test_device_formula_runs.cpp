@@ -7,7 +7,7 @@
 #include "io/deck.hpp"
 #include "io/run_config.hpp"
 #include "physics/grid_functions.hpp"
-#include "tests/unit/grid_fixtures.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,19 +21,9 @@
 namespace adi3d::test {
 namespace {
 
-using Precisions = ::testing::Types<float, double>;
-
 template <class T>
-class DeviceFormulaRun : public ::testing::Test {
+class DeviceFormulaRun : public CudaTest<T> {
  protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_device_summary();
-    gpu_ = make_cuda_backend<T>(0);
-    cpu_ = make_cpu_backend<T>();
-  }
-  void TearDown() override {
-    if (gpu_) gpu_->synchronize();
-  }
 
   static std::vector<std::string> overrides(std::vector<std::string> sets) {
     sets.push_back(std::string("solver.precision=") + (std::is_same_v<T, float> ? "float" : "double"));
@@ -60,8 +50,6 @@ class DeviceFormulaRun : public ::testing::Test {
     }
     return "";
   }
-
-  std::unique_ptr<Backend<T>> gpu_, cpu_;
 };
 TYPED_TEST_SUITE(DeviceFormulaRun, Precisions);
 
@@ -74,8 +62,7 @@ TYPED_TEST(DeviceFormulaRun, ErrorNormsOnTheDeviceMatchTheHost) {
   const io::Deck d = this->deck("heat_sine.ini", {"grid.n=37 29 33"});
   const io::RunConfig config = io::read_run_config(d);
   const app::ProblemSetup<T> problem = app::setup_problem<T>(d, config);
-  std::mt19937 rng(3801);
-  const std::vector<T> u = random_field<T>(problem.diffusion.grid.size(), rng);
+  const std::vector<T> u = random_field<T>(problem.diffusion.grid.size(), this->rng_);
   Array<T> gu = this->gpu_->allocate(u.size()), cu = this->cpu_->allocate(u.size());
   this->gpu_->upload(u.data(), gu.data(), u.size());
   this->cpu_->upload(u.data(), cu.data(), u.size());

@@ -57,19 +57,7 @@ std::vector<std::string> random_formulas(std::mt19937& rng, int count) {
 }
 
 // Grids of odd sizes, not multiples of the 128-thread rows, on [-0.4, 1.1]^3.
-Grid3 odd_grid(std::array<int, 3> n, bool periodic_z) {
-  Grid3 g;
-  g.n = n;
-  g.lo = {-0.4, -0.4, -0.4};
-  for (int a = 0; a < 3; ++a) g.h[a] = n[a] > 1 ? grid_spacing(-0.4, 1.1, n[a], a == 2 && periodic_z) : 1.0;
-  return g;
-}
-
-BoundarySpec with_periodic_z(bool periodic) {
-  BoundarySpec bc;
-  if (periodic) bc.face[4] = bc.face[5] = BoundaryKind::periodic;
-  return bc;
-}
+Grid3 odd_grid(std::array<int, 3> n, bool periodic_z) { return box_grid(n, -0.4, 1.5, periodic_z); }
 
 template <class T>
 class GridFormulaGpu : public CudaTest<T> {
@@ -116,13 +104,13 @@ TYPED_TEST(GridFormulaGpu, SlabsSampleTheWholeGridsPlanes) {
   const std::string text = random_formulas(rng, 1)[0];
   for (bool periodic : {false, true}) {
     const Grid3 whole = odd_grid({33, 9, 14}, periodic);
-    const physics::GridFormula<T> f_whole(physics::Formula(text), whole_grid_slab(whole, with_periodic_z(periodic)));
+    const physics::GridFormula<T> f_whole(physics::Formula(text), whole_grid_slab(whole, periodic_z_or_not(periodic)));
     Array<T> all = this->gpu_->allocate(whole.size());
     f_whole.sample(0.2, all.data(), *this->gpu_);
     const std::vector<T> all_host = this->from_gpu(all);
     for (int ranks : {2, 3, 4})
       for (int rank = 0; rank < ranks; ++rank) {
-        const SlabDecomposition slab = decompose_slabs(whole, with_periodic_z(periodic), rank, ranks);
+        const SlabDecomposition slab = decompose_slabs(whole, periodic_z_or_not(periodic), rank, ranks);
         this->expect_samples_match(text, slab, 0.2);
         const physics::GridFormula<T> f(physics::Formula(text), slab);
         Array<T> local = this->gpu_->allocate(slab.local.size());
