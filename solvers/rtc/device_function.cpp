@@ -83,21 +83,22 @@ struct Library {
   cudaLibrary_t library{};
   cudaKernel_t grid_kernel{};
   cudaKernel_t face_kernel{};
-  bool from_cache = false;
   ~Library() {
     if (library) cudaLibraryUnload(library);
   }
 };
 
-// The library of `source` for `arch`: one already loaded in this process, else the compile
-// cache's cubin, else NVRTC's (then stored in the cache). Libraries loaded with
-// cudaLibraryLoadData belong to no context, so one serves every device of the architecture.
+// The library of `source` for `arch`: one already loaded in this process (while a function
+// holds it), else the compile cache's cubin, else NVRTC's (then stored in the cache);
+// `compiled` says whether NVRTC ran. Libraries loaded with cudaLibraryLoadData belong to no
+// context, so one serves every device of the architecture.
 std::shared_ptr<const Library> load_library(const std::string& source, const std::string& expression,
-                                            const std::string& arch) {
+                                            const std::string& arch, bool& compiled) {
   static std::mutex mutex;
   static std::map<std::string, std::weak_ptr<const Library>> loaded;
   const std::string key = cache_key(source, arch);
   const std::lock_guard<std::mutex> lock(mutex);
+  compiled = false;
   if (std::shared_ptr<const Library> found = loaded[key].lock()) return found;
   auto lib = std::make_shared<Library>();
   const CompileCache cache = CompileCache::from_environment();
@@ -105,10 +106,9 @@ std::shared_ptr<const Library> load_library(const std::string& source, const std
     return cudaLibraryLoadData(&lib->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   };
   // A cached cubin the driver refuses (one from another driver, say) is compiled anew.
-  if (std::optional<std::vector<char>> cached = cache.load(key); cached && load(*cached) == cudaSuccess) {
-    lib->from_cache = true;
-  } else {
+  if (std::optional<std::vector<char>> cached = cache.load(key); !cached || load(*cached) != cudaSuccess) {
     cudaGetLastError();  // a refused cached cubin's error is not this call's
+    compiled = true;
     const std::vector<char> cubin = compile(source, expression, arch);
     check_cuda(load(cubin), "cudaLibraryLoadData");
     cache.store(key, cubin);
@@ -145,8 +145,9 @@ DeviceFunction<T>::DeviceFunction(const std::string& expression, int device) : m
   check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   const std::string source = formula_kernels(expression, sizeof(T) == 4 ? "float" : "double");
   const std::string arch = "--gpu-architecture=sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  module_->library = load_library(source, expression, arch);
-  from_cache_ = module_->library->from_cache;
+  bool compiled = false;
+  module_->library = load_library(source, expression, arch, compiled);
+  from_cache_ = !compiled;
   check_cuda(cudaMalloc(&module_->record, sizeof kEmptyRecord), "cudaMalloc");
   check_cuda(cudaMemcpy(module_->record, kEmptyRecord, sizeof kEmptyRecord, cudaMemcpyHostToDevice), "cudaMemcpy");
 }

@@ -58,7 +58,8 @@ class DeviceFunction {
   // ({inf, -inf} before any); reading waits for the stream, as first_non_finite().
   std::array<double, 2> range() const;
 
-  // Whether its code came from the compile cache rather than from NVRTC.
+  // Whether its code came from a cache rather than from NVRTC: the compile cache, or a
+  // library of the same code that a function alive in this process had loaded.
   bool from_cache() const { return from_cache_; }
 
  private:
