@@ -26,7 +26,7 @@ struct Diffusion {
   // Where the run is split over ranks: grid, bc and alpha_field are then this rank's slab
   // with its ghost planes, whose faces are Dirichlet for the kernels and carry no data.
   SlabDecomposition slab;
-  // The smallest and largest alpha_field value over every rank (distributed runs only).
+  // The smallest and largest alpha value over every rank (distributed runs and backend_alpha).
   std::array<double, 2> whole_alpha_range{0, 0};
 
   const Grid3& whole_grid() const { return slab.distributed() ? slab.whole : grid; }
