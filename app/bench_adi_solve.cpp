@@ -12,7 +12,6 @@
 #include "app/problem_setup.hpp"
 #include "io/deck.hpp"
 #include "io/run_config.hpp"
-#include "physics/grid_functions.hpp"
 #include "solvers/bench/adi_bench.hpp"
 #include "solvers/cuda/backend/cuda_variants.hpp"
 #include "solvers/douglas_step.hpp"
@@ -37,11 +36,9 @@ double median(std::vector<double> v) {
 }
 
 template <class T>
-Array<T> sampled(Backend<T>& b, const physics::Formula& f, const Grid3& g, double t) {
-  std::vector<T> host(g.size());
-  physics::sample_grid(f, g, t, host.data());
-  Array<T> out = b.allocate(g.size());
-  b.upload(host.data(), out.data(), g.size());
+Array<T> sampled(Backend<T>& b, const physics::GridFormula<T>& f, double t) {
+  Array<T> out = b.allocate(f.slab().local.size());
+  f.sample(t, out.data(), b);
   return out;
 }
 
@@ -55,7 +52,7 @@ nlohmann::json heat_at(int n, const AdiBenchConfig& config) {
       config.heat_deck, {"grid.n=" + std::to_string(n), "solver.precision=float", "solver.backend=cuda"});
   const io::RunConfig rc = io::read_run_config(deck);
   if (rc.problem != io::ProblemType::heat) throw std::runtime_error(config.heat_deck + ": not a heat deck");
-  const ProblemSetup<T> problem = setup_problem<T>(deck, rc);
+  ProblemSetup<T> problem = setup_problem<T>(deck, rc);
   if (!problem.exact) throw std::runtime_error(config.heat_deck + ": needs an exact solution ([check] exact)");
   const Diffusion<T>& diffusion = problem.diffusion;
   const Grid3& g = diffusion.grid;
@@ -73,12 +70,13 @@ nlohmann::json heat_at(int n, const AdiBenchConfig& config) {
   }
   std::unique_ptr<Backend<T>> backend = make_cuda_backend<T>(0);
   Backend<T>& b = *backend;
+  load_diffusivity(deck, problem, b);
 
   // Initial data with the Dirichlet data imposed, as a run starts; the exact solution at t_end.
-  Array<T> u0 = sampled(b, problem.initial, g, 0.0);
+  Array<T> u0 = sampled(b, *problem.initial, 0.0);
   DouglasStepper<T> stepper(b, diffusion, *problem.forcing, rc.theta);
   stepper.initialize(u0.data(), 0.0);
-  const Array<T> exact_end = sampled(b, *problem.exact, g, t_end);
+  const Array<T> exact_end = sampled(b, *problem.exact, t_end);
   Array<T> u = b.allocate(points), v = b.allocate(points);
   const int runs = std::clamp(config.repetitions, 3, 7);
 
@@ -182,7 +180,7 @@ nlohmann::json heat_at(int n, const AdiBenchConfig& config) {
   if (run == steps) {
     error = b.difference_norms(from, exact_end.data(), points).max_abs;
   } else {
-    const Array<T> exact_run = sampled(b, *problem.exact, g, t_run);
+    const Array<T> exact_run = sampled(b, *problem.exact, t_run);
     error = b.difference_norms(from, exact_run.data(), points).max_abs;
   }
   const double explicit_s = projected ? run_s * static_cast<double>(steps) / static_cast<double>(run) : run_s;

@@ -26,9 +26,10 @@ namespace {
 
 template <class T>
 nlohmann::json solve_row(const io::Deck& deck, const io::RunConfig& config, BackendKind kind, int repetitions) {
-  const ProblemSetup<T> problem = setup_problem<T>(deck, config);
+  ProblemSetup<T> problem = setup_problem<T>(deck, config);
   const std::unique_ptr<Backend<T>> backend =
       kind == BackendKind::cuda ? make_cuda_backend<T>(0) : make_cpu_backend<T>();
+  load_diffusivity(deck, problem, *backend);
   std::vector<PoissonResult> solves;
   std::vector<double> walls;
   for (int r = 0; r < repetitions; ++r) {

@@ -28,6 +28,8 @@ std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
       "override a deck value: --set section.key=value (repeatable)");
   if (run_options) {
     visible.add_options()("quiet,q", po::bool_switch(&out.quiet), "no progress display")(
+        "verbose,v", po::bool_switch(&out.verbose),
+        "also print where the run's seconds went (set-up, initial data, stepping, checks, output, errors)")(
         "restart", po::value<std::string>(&out.restart)->value_name("FILE"),
         "continue a heat run from a checkpoint (OUTPUT_DIR/checkpoint.h5)");
   }
@@ -51,6 +53,7 @@ std::string restart_command(const DeckArguments& args, int ranks, const std::str
   out += shell_quoted(args.deck);
   for (const std::string& set : args.overrides) out += " --set " + shell_quoted(set);
   if (args.quiet) out += " --quiet";
+  if (args.verbose) out += " --verbose";
   return out + " --restart " + shell_quoted(checkpoint);
 }
 

@@ -12,6 +12,7 @@ struct DeckArguments {
   std::string deck;
   std::vector<std::string> overrides;  // --set section.key=value
   bool quiet = false;
+  bool verbose = false;  // run: where the seconds went (RunTimings)
   std::string restart;
 };
 
@@ -22,7 +23,7 @@ std::optional<DeckArguments> parse_deck_arguments(const std::string& command,
                                                   const std::string& summary, bool run_options);
 
 // The command that continues this run from `checkpoint`: the same deck and --set values
-// (--quiet kept, --restart replaced), under `mpirun -np P` for P > 1 ranks, quoted for a
+// (--quiet and --verbose kept, --restart replaced), under `mpirun -np P` for P > 1 ranks, quoted for a
 // POSIX shell.
 std::string restart_command(const DeckArguments& args, int ranks, const std::string& checkpoint);
 

@@ -59,11 +59,8 @@ std::optional<physics::NonFiniteSample> agree_on_sample(const std::optional<phys
   return physics::NonFiniteSample{s.key, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4]};
 }
 
-void require_finite_sampling(const physics::Formula& formula, double t,
-                             const std::optional<physics::NonFiniteNode>& node, Communicator* comm) {
-  std::optional<physics::NonFiniteSample> local;
-  if (node) local = physics::NonFiniteSample{formula.key(), node->x, node->y, node->z, t, node->value};
-  if (const auto s = agree_on_sample(local, comm)) throw physics::NonFiniteFormula(*s);
+void require_finite_sampling(const std::optional<physics::NonFiniteSample>& sample, Communicator* comm) {
+  if (const auto s = agree_on_sample(sample, comm)) throw physics::NonFiniteFormula(*s);
 }
 
 template <class T>

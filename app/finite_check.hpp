@@ -38,10 +38,9 @@ class FieldNotFinite : public std::runtime_error {
 std::optional<physics::NonFiniteSample> agree_on_sample(const std::optional<physics::NonFiniteSample>& local,
                                                          Communicator* comm);
 
-// Throws NonFiniteFormula on every rank where `node` (a sampling of `formula` at t on this
-// rank) or another rank's sampling found a non-finite value.
-void require_finite_sampling(const physics::Formula& formula, double t,
-                             const std::optional<physics::NonFiniteNode>& node, Communicator* comm);
+// Throws NonFiniteFormula on every rank where this rank's sampling (`sample`: a
+// GridFormula's first_non_finite()) or another rank's found a non-finite value.
+void require_finite_sampling(const std::optional<physics::NonFiniteSample>& sample, Communicator* comm);
 
 // The checks at a step: the forcing's samples so far (NonFiniteFormula), then u
 // (FieldNotFinite, "at step 120 (t = 0.12)" when `when` says so).

@@ -3,6 +3,7 @@
 // the exact solution when the deck gives one. SIGTERM or SIGINT stops it after the step
 // in progress (stop_agreement.hpp).
 #include "app/problem_setup.hpp"
+#include "app/run_timings.hpp"
 #include "physics/error_norms.hpp"
 #include "solvers/backend.hpp"
 
@@ -19,6 +20,7 @@ struct RunResult {
   long fused_steps = 0;      // of those stepped here, by the backend's fused step
   int stopped_by = 0;        // the signal that stopped the run before t_end (stop_signals.hpp), else 0
   std::optional<physics::ErrorNorms> error;
+  RunTimings timings;        // all but setup (the caller's)
 };
 
 // What a run reports to an observer (the snapshot pipeline): the state after step 0 (the
@@ -59,11 +61,14 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
                    bool interactive, RunObserver<T>* observer = nullptr,
                    const HeatStart<T>* start = nullptr);
 
-// Errors of a backend field (the rank's slab) against the exact formula at time t, over
-// the whole grid. An exact solution that is not finite there is NonFiniteFormula.
+// Errors of a backend field (the rank's slab: exact.slab()) against the exact formula at
+// time t, over the whole grid: u - exact formed where the backend is (on the GPU for a CUDA backend),
+// into `error` (backend memory, the slab's size) where given, else into a scratch array,
+// and its norms reduced there. An exact solution that is not finite there is
+// NonFiniteFormula on every rank. Collective on distributed runs.
 template <class T>
-physics::ErrorNorms error_against(const physics::Formula& exact, const Diffusion<T>& diffusion, double t,
-                                  Backend<T>& backend, const T* u, Communicator* comm = nullptr);
+physics::ErrorNorms error_against(const physics::GridFormula<T>& exact, double t, Backend<T>& backend, const T* u,
+                                  Communicator* comm = nullptr, T* error = nullptr);
 
 // Number of steps to reach t_end with steps of at most dt (the last one may be shorter).
 long step_count(double t_end, double dt);

@@ -1,5 +1,6 @@
 // adi3d: ADI solvers for the 3D heat and Poisson equations.
 #include "app/commands.hpp"
+#include "app/run_timings.hpp"
 #include "solvers/distributed/mpi_session.hpp"
 
 #include <spdlog/spdlog.h>
@@ -30,6 +31,7 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  adi3d::app::process_start();  // the clock of `adi3d run --verbose`'s set-up time
   spdlog::set_pattern("[%H:%M:%S] %^%l%$: %v");
   // MPI starts first and ends last (mpirun -np P adi3d run DECK); a build without MPI
   // refuses to be one of several ranks.

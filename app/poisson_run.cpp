@@ -5,7 +5,6 @@
 #include "app/heat_run.hpp"
 #include "app/progress.hpp"
 #include "app/stop_agreement.hpp"
-#include "physics/grid_functions.hpp"
 #include "solvers/poisson_mixed.hpp"
 
 #include <fmt/format.h>
@@ -21,15 +20,16 @@ namespace adi3d::app {
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
                           Backend<T>& backend, bool interactive, RunObserver<T>* observer) {
-  const Grid3& grid = problem.diffusion.grid;
-  Array<T> u = backend.allocate(grid.size());
-  {
-    std::vector<T> host(grid.size());
-    require_finite_sampling(problem.initial, 0.0, physics::sample_grid(problem.initial, grid, 0.0, host.data()),
-                            problem.comm);
-    backend.upload(host.data(), u.data(), grid.size());
-  }
+  require_loaded(problem);
   PoissonResult result;
+  RunTimings& times = result.timings;
+  auto clock = std::chrono::steady_clock::now();
+  Array<T> u = backend.allocate(problem.diffusion.grid.size());
+  problem.initial->sample(0.0, u.data(), backend);
+  require_finite_sampling(problem.initial->first_non_finite(), problem.comm);
+  backend.synchronize();
+  times.initial = seconds_since(clock);
+  times.compile = problem.initial->compile_seconds();
   PoissonOptions options;
   options.tol = result.tolerance = poisson_tolerance(config, problem.diffusion, *problem.forcing);
   options.max_iter = config.max_iter;
@@ -65,7 +65,8 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   stop.finish();
   backend.synchronize();
   progress.finish();
-  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.wall_seconds = seconds_since(start);
+  times.stepping = result.wall_seconds;
   if (result.report.non_finite) {
     // Before anything is written: the data's fault (a deck error), else the field's.
     const std::string when = fmt::format("at Poisson iteration {}", result.report.iterations);
@@ -74,9 +75,15 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
                                      "data are: their values overflow; rescale the problem",
                                      when));
   }
-  if (problem.exact)
-    result.error = error_against(*problem.exact, problem.diffusion, 0.0, backend, u.data(), problem.comm);
+  if (problem.exact) {
+    clock = std::chrono::steady_clock::now();
+    result.error = error_against(*problem.exact, 0.0, backend, u.data(), problem.comm);
+    times.error = seconds_since(clock);
+    times.compile += problem.exact->compile_seconds();
+  }
+  clock = std::chrono::steady_clock::now();
   if (observer) observer->on_end(result.report.iterations, 0.0, backend, u.data());
+  times.output = seconds_since(clock);
   return result;
 }
 

@@ -17,6 +17,7 @@ struct PoissonResult {
   double wall_seconds = 0;
   int stopped_by = 0;  // the signal that ended the iteration early (stop_signals.hpp), else 0
   std::optional<physics::ErrorNorms> error;
+  RunTimings timings;  // all but setup (the caller's)
 };
 
 // solver.tol, or where the deck names none, what the solve's precision reaches

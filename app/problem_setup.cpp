@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -81,31 +82,11 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
   switch (config.diffusivity.kind) {
     case io::DiffusivityConfig::Kind::constant:
       break;
-    case io::DiffusivityConfig::Kind::formula: {
-      const physics::Formula alpha = compile_formula(deck, config.diffusivity.formula, space);
-      // Plane by plane at each local plane's own z (a periodic axis's ghost planes take
-      // the planes they wrap to, as on one rank).
-      s.diffusion.alpha_field.resize(slab.local.size());
-      std::optional<physics::NonFiniteNode> bad;
-      for (int k = 0; k < slab.local.n[2]; ++k) {
-        Grid3 plane = config.grid;
-        plane.n[2] = 1;
-        plane.lo[2] = config.grid.coord(2, slab.whole_plane(k));
-        const auto node = physics::sample_grid(alpha, plane, 0.0, s.diffusion.alpha_field.data() + k * slab.plane());
-        if (!bad) bad = node;
-      }
-      // Every rank learns of a bad node on any: the deck error is then the same on all.
-      if (const auto sample = agree_on_sample(
-              bad ? std::optional(physics::NonFiniteSample{alpha.key(), bad->x, bad->y, bad->z, 0.0, bad->value})
-                  : std::nullopt,
-              comm))
-        deck.fail("material.diffusivity", "the formula " + physics::describe(*sample));
-      for (T v : s.diffusion.alpha_field)
-        if (!(v > T(0)))
-          deck.fail("material.diffusivity", fmt::format("the formula gives {} somewhere on the grid; "
-                                                        "diffusivity must be positive", v));
+    case io::DiffusivityConfig::Kind::formula:
+      // Sampled where the run's backend is, once it is chosen (load_diffusivity).
+      s.diffusivity = std::make_unique<physics::GridFormula<T>>(
+          compile_formula(deck, config.diffusivity.formula, space), slab, true);
       break;
-    }
     case io::DiffusivityConfig::Kind::hdf5: {
       std::vector<double> values;
       try {
@@ -132,7 +113,7 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
   // A steady problem's data cannot depend on time.
   const std::vector<std::string>& data_vars =
       config.problem == io::ProblemType::poisson ? space : space_time;
-  s.initial = compile_formula(deck, config.initial, space);
+  s.initial = std::make_unique<physics::GridFormula<T>>(compile_formula(deck, config.initial, space), slab);
   physics::Formula source = compile_formula(deck, config.source, data_vars);
   std::array<std::optional<physics::Formula>, 6> faces, robin_h;
   std::array<std::array<double, 2>, 6> robin_range{};
@@ -147,11 +128,44 @@ ProblemSetup<T> setup_problem(const io::Deck& deck, const io::RunConfig& config,
   s.forcing = std::make_unique<physics::FormulaForcing<T>>(slab.local, std::move(source), std::move(faces),
                                                             std::move(robin_h));
   for (int f = 0; f < 6; ++f) s.forcing->set_robin_h_range(f, robin_range[f]);
-  if (config.exact) s.exact = compile_formula(deck, *config.exact, data_vars);
+  if (config.exact)
+    s.exact = std::make_unique<physics::GridFormula<T>>(compile_formula(deck, *config.exact, data_vars), slab);
   return s;
+}
+
+template <class T>
+void load_diffusivity(const io::Deck& deck, ProblemSetup<T>& problem, Backend<T>& backend) {
+  if (!problem.diffusivity || problem.diffusion.backend_alpha) return;
+  problem.alpha = backend.allocate(problem.diffusion.grid.size());
+  problem.diffusivity->sample(0.0, problem.alpha.data(), backend);
+  // Every rank learns of a bad node on any: the deck error is then the same on all.
+  Communicator* comm = problem.distributed() ? problem.comm : nullptr;
+  if (const auto sample = agree_on_sample(problem.diffusivity->first_non_finite(), comm))
+    deck.fail("material.diffusivity", "the formula " + physics::describe(*sample));
+  std::array<double, 2> range = problem.diffusivity->range();
+  if (comm) {
+    comm->allreduce_min(&range[0], 1);
+    comm->allreduce_max(&range[1], 1);
+  }
+  if (!(range[0] > 0))
+    deck.fail("material.diffusivity", fmt::format("the formula gives {:g} (its smallest value on the grid); "
+                                                  "diffusivity must be positive",
+                                                  range[0]));
+  problem.diffusion.backend_alpha = problem.alpha.data();
+  problem.diffusion.whole_alpha_range = range;
+}
+
+template <class T>
+void require_loaded(const ProblemSetup<T>& problem) {
+  if (problem.diffusivity && !problem.diffusion.backend_alpha)
+    throw std::logic_error("material.diffusivity is a formula: load_diffusivity must sample it before the run");
 }
 
 template ProblemSetup<float> setup_problem(const io::Deck&, const io::RunConfig&, Communicator*);
 template ProblemSetup<double> setup_problem(const io::Deck&, const io::RunConfig&, Communicator*);
+template void load_diffusivity(const io::Deck&, ProblemSetup<float>&, Backend<float>&);
+template void load_diffusivity(const io::Deck&, ProblemSetup<double>&, Backend<double>&);
+template void require_loaded(const ProblemSetup<float>&);
+template void require_loaded(const ProblemSetup<double>&);
 
 }  // namespace adi3d::app

@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +39,31 @@ void print_errors(const std::optional<physics::ErrorNorms>& error, nlohmann::jso
   }
 }
 
+// How a run reports, and the seconds it spent before heat() or poisson() ran it.
+struct Reporting {
+  bool interactive = false;
+  bool verbose = false;
+  std::chrono::steady_clock::time_point start;  // the process's
+  RunTimings before;                            // setup, and a diffusivity formula's sampling
+};
+
+// The run's timings in the summary JSON, and on stdout with --verbose.
+void report_timings(const Reporting& how, const RunTimings& run, nlohmann::json& summary) {
+  RunTimings t = run;
+  t.setup = how.before.setup;
+  t.initial += how.before.initial;
+  t.compile += how.before.compile;
+  const double total = seconds_since(how.start);
+  summary["timings"] = {{"setup", t.setup},   {"initial", t.initial}, {"compile", t.compile},
+                        {"stepping", t.stepping}, {"checks", t.checks},   {"output", t.output},
+                        {"error", t.error},   {"total", total}};
+  if (!how.verbose) return;
+  const std::string compiled = t.compile > 0 ? fmt::format(" (of which {:.3f} s compiling for the GPU)", t.compile) : "";
+  std::printf("  timings      set-up %.3f s, initial data %.3f s%s, stepping %.3f s, checks %.3f s, output %.3f s, "
+              "errors %.3f s; %.3f s since the process began\n",
+              t.setup, t.initial, compiled.c_str(), t.stepping, t.checks, t.output, t.error, total);
+}
+
 // A run stopped by a signal: one line on stderr (rank 0) that says what was kept and how to
 // go on, and the shell's code for the signal.
 int stopped(int signal, const std::string& line, bool root) {
@@ -47,7 +73,7 @@ int stopped(int signal, const std::string& line, bool root) {
 
 template <class T>
 int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
-         bool interactive, nlohmann::json& summary, const io::CheckpointState* restart,
+         const Reporting& how, nlohmann::json& summary, const io::CheckpointState* restart,
          const std::string& to_restart) {
   std::printf("  heat: dt = %g, t_end = %g, theta = %g, %ld steps\n", config.dt, config.t_end,
               config.theta, step_count(config.t_end, config.dt));
@@ -62,7 +88,7 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   const std::unique_ptr<SnapshotPipeline<T>> outputs = SnapshotPipeline<T>::for_run(
       config, problem, restart ? std::optional<long>(restart->step) : std::nullopt);
   std::fflush(stdout);
-  const RunResult r = run_heat(config, problem, backend, interactive, outputs.get(), start ? &*start : nullptr);
+  const RunResult r = run_heat(config, problem, backend, how.interactive, outputs.get(), start ? &*start : nullptr);
   const double rate =
       r.wall_seconds > 0 ? static_cast<double>(r.points) * static_cast<double>(r.steps) / r.wall_seconds : 0;
   std::printf("summary\n");
@@ -89,6 +115,7 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
     for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
     summary["outputs"] = outputs->outputs();
   }
+  report_timings(how, r.timings, summary);
   if (r.stopped_by) {
     summary["stopped_by"] = signal_name(r.stopped_by);
     std::fflush(stdout);
@@ -112,14 +139,14 @@ std::string history_line(const std::vector<double>& history, std::size_t stride)
 
 template <class T>
 int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
-            bool interactive, nlohmann::json& summary) {
+            const Reporting& how, nlohmann::json& summary) {
   const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
   std::printf("  poisson: tol = %g%s, max_iter = %ld%s\n", tol, config.tol > 0 ? "" : " (the precision's default)",
               config.max_iter, config.mixed ? ", mixed precision: float sweeps, double residual" : "");
   std::fflush(stdout);
   std::unique_ptr<SnapshotPipeline<T>> outputs;
   if (config.output.hdf5 || config.output.vtk) outputs = SnapshotPipeline<T>::for_run(config, problem);
-  const PoissonResult r = run_poisson(config, problem, backend, interactive, outputs.get());
+  const PoissonResult r = run_poisson(config, problem, backend, how.interactive, outputs.get());
   const PoissonReport& p = r.report;
   const std::string outcome = p.converged   ? "converged"
                               : p.stopped   ? "NOT converged, interrupted"
@@ -156,6 +183,7 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
     for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
     summary["outputs"] = outputs->outputs();
   }
+  report_timings(how, r.timings, summary);
   const std::string written = outputs ? "the result is written" : "no output.formats: only summary.json is written";
   if (r.stopped_by) {
     summary["stopped_by"] = signal_name(r.stopped_by);
@@ -233,15 +261,17 @@ int device_for(const io::RunConfig& config, const MpiSession& mpi) {
 }
 
 template <class T>
-int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactive,
+int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
               const io::CheckpointState* restart, MpiSession& mpi, const std::string& to_restart) {
   ProblemSetup<T> problem = setup_problem<T>(deck, config, &mpi.world());
   prepare_output_dir_once(deck, config.output.dir, mpi.world());
 
-  // From here on, failures are runtime failures (exit 1).
+  // From here on, failures are runtime failures (exit 1), but for the diffusivity formula's
+  // values, a deck error found where it is sampled (load_diffusivity).
   // u, the step's right-hand side, the exact solution for the error, a source and a
   // diffusivity field when present (face arrays are small).
-  const int fields = 3 + problem.forcing->has_source() + !problem.diffusion.alpha_field.empty();
+  const bool alpha_field = !problem.diffusion.alpha_field.empty() || problem.diffusivity;
+  const int fields = 3 + problem.forcing->has_source() + alpha_field;
   const Grid3& local = problem.diffusion.grid;
   // The work, for auto's choice on one rank (ranks must all choose alike: several take the
   // GPU where there is one). A Poisson iteration costs about a step and a half; 40 of them.
@@ -251,13 +281,18 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
   const double point_steps = problem.distributed() ? 0.0 : static_cast<double>(local.size()) * steps;
   // A mixed solve adds its float half: the correction, the float step's source and
   // right-hand side, a float diffusivity field, and the float backend's scratch.
-  const int alpha_field = !problem.diffusion.alpha_field.empty();
   const std::size_t device_bytes = estimate_bytes(local, fields, sizeof(T)) +
                                    (config.mixed ? estimate_bytes(local, 3 + alpha_field, sizeof(float)) : 0);
   std::unique_ptr<Backend<T>> backend =
       choose_backend<T>(config.backend, device_for(config, mpi), device_bytes, point_steps);
   if (problem.distributed())
     backend = std::make_unique<DistributedBackend<T>>(std::move(backend), problem.diffusion.slab, mpi.world());
+  how.before.setup = seconds_since(how.start);
+  const auto sampling = std::chrono::steady_clock::now();
+  load_diffusivity(deck, problem, *backend);
+  backend->synchronize();
+  how.before.initial = seconds_since(sampling);
+  if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();
   const Grid3& g = config.grid;
   std::printf("adi3d %s: %s\n", version_string().c_str(), config.deck_name.c_str());
   std::printf("  grid %d x %d x %d (%zu points), h = %.4g %.4g %.4g, %s, backend %s\n", g.n[0],
@@ -274,8 +309,8 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
                             {"grid", {g.n[0], g.n[1], g.n[2]}},
                             {"ranks", mpi.size()}};
   const int code = config.problem == io::ProblemType::heat
-                       ? heat(config, problem, *backend, interactive, summary, restart, to_restart)
-                       : poisson(config, problem, *backend, interactive, summary);
+                       ? heat(config, problem, *backend, how, summary, restart, to_restart)
+                       : poisson(config, problem, *backend, how, summary);
   const std::string path = (std::filesystem::path(config.output.dir) / "summary.json").string();
   if (problem.root()) io::write_text_atomically(path, summary.dump(2) + "\n");
   std::printf("  summary      %s\n", path.c_str());
@@ -287,6 +322,8 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, bool interactiv
 int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
   // Every rank runs the same deck; rank 0 alone prints (the others' stdout goes nowhere) and
   // reports the deck errors, which every rank finds alike.
+  Reporting how;
+  how.start = process_start();
   const bool root = mpi.rank() == 0;
   if (!root && !std::freopen("/dev/null", "w", stdout)) throw std::runtime_error("cannot silence stdout");
   auto report = [root](const std::string& line) {
@@ -303,7 +340,8 @@ int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
   try {
     const io::Deck deck = io::Deck::load(parsed->deck, parsed->overrides);
     const io::RunConfig config = io::read_run_config(deck);
-    const bool interactive = root && !parsed->quiet && Progress::stderr_is_terminal();
+    how.interactive = root && !parsed->quiet && Progress::stderr_is_terminal();
+    how.verbose = parsed->verbose;
     // A restart is checked against the deck before anything is written.
     std::optional<io::CheckpointState> restart;
     if (!parsed->restart.empty()) {
@@ -328,8 +366,8 @@ int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
     install_stop_handlers();
     try {
       return config.precision == io::Precision::f64
-                 ? run_typed<double>(deck, config, interactive, from, mpi, to_restart)
-                 : run_typed<float>(deck, config, interactive, from, mpi, to_restart);
+                 ? run_typed<double>(deck, config, how, from, mpi, to_restart)
+                 : run_typed<float>(deck, config, how, from, mpi, to_restart);
     } catch (const physics::NonFiniteFormula& e) {
       // Found while running, but the deck's fault: a deck error at the formula's line.
       deck.fail(e.sample().key, physics::describe(e.sample()));

@@ -4,8 +4,6 @@
 #include "io/checkpoint.hpp"
 #include "io/hdf5_snapshots.hpp"
 #include "io/vtk_snapshots.hpp"
-#include "physics/grid_functions.hpp"
-#include "physics/non_finite.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -62,17 +60,14 @@ SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const Problem
   wanted_ = comm_ ? config.output.hdf5 || config.output.vtk : !writers_.empty();
   const std::vector<std::string>& fields = config.output.fields;
   want_u_ = fields.empty() || has(fields, "u");
-  want_error_ = has(fields, "error") && problem.exact;
-  if (want_error_) {
-    auto exact = std::make_shared<physics::Formula>(problem.exact->text());
-    exact->set_key(problem.exact->key());
-    exact_ = std::move(exact);
-  }
+  if (has(fields, "error")) exact_ = problem.exact.get();
   if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty()) {
     const std::vector<T> alpha = gather(problem.diffusion.alpha_field.data() + slab_.owned_offset());
     if (!comm_ || comm_->rank() == 0)
       alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config.output.single));
   }
+  // A field sampled on the backend comes down with the first snapshot (the backend's).
+  if (has(fields, "alpha")) backend_alpha_ = problem.diffusion.backend_alpha;
 }
 
 template <class T>
@@ -106,33 +101,37 @@ void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, con
   queue_.check();
   last_snapshot_step_ = step;
   if (!wanted_) return;
-  std::shared_ptr<std::vector<T>> host = download(backend, u);
-  if (!host) return;
+  const bool root = !comm_ || comm_->rank() == 0;
+  if (backend_alpha_) {  // once, on every rank alike (the download gathers)
+    const std::shared_ptr<std::vector<T>> alpha = download(backend, backend_alpha_);
+    if (root) alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha->data(), alpha->size(), config_.output.single));
+    backend_alpha_ = nullptr;
+  }
+  // The error against check.exact, formed and reduced where the backend is (collective);
+  // a non-finite exact solution is a deck error here, on every rank.
+  std::optional<physics::ErrorNorms> norms;
+  std::shared_ptr<std::vector<T>> error;
+  if (exact_) {
+    Array<T> e = backend.allocate(slab_.local.size());
+    norms = error_against(*exact_, t, backend, u, comm_, e.data());
+    error = download(backend, e.data());
+  }
+  const std::shared_ptr<std::vector<T>> host = want_u_ ? download(backend, u) : nullptr;
+  if (!root) return;
   ++snapshots_;
-  // Everything below runs on the writer thread: conversion, the error field, the files.
-  queue_.push([this, host, step, t] {
+  // Everything below runs on the writer thread: conversion and the files.
+  queue_.push([this, host, error, norms, step, t] {
     io::Snapshot s;
     s.step = step;
     s.time = t;
     const bool single = config_.output.single;
-    if (want_u_) s.fields.push_back(to_field("u", host->data(), host->size(), single));
-    if (exact_) {
-      std::vector<double> e(host->size());
-      // On the writer thread, so the record cannot wait for the next check: the job fails,
-      // and its error reaches the main thread at the next snapshot or the end.
-      if (const auto bad = physics::sample_grid(*exact_, grid_, t, e.data()))
-        throw physics::NonFiniteFormula({exact_->key(), bad->x, bad->y, bad->z, t, bad->value});
-      double sum_squares = 0, max_abs = 0;
-      for (std::size_t i = 0; i < e.size(); ++i) {
-        e[i] = static_cast<double>((*host)[i]) - e[i];
-        sum_squares += e[i] * e[i];
-        max_abs = std::max(max_abs, std::abs(e[i]));
-      }
+    if (host) s.fields.push_back(to_field("u", host->data(), host->size(), single));
+    if (norms) {
       s.has_error_norms = true;
-      s.error_l2 = std::sqrt(sum_squares / static_cast<double>(e.size()));
-      s.error_max = max_abs;
-      if (want_error_) s.fields.push_back(to_field<double>("error", e.data(), e.size(), single || std::is_same_v<T, float>));
+      s.error_l2 = norms->l2;
+      s.error_max = norms->max;
     }
+    if (error) s.fields.push_back(to_field("error", error->data(), error->size(), single));
     if (alpha_) s.fields.push_back(*alpha_);
     for (const auto& w : writers_) w->write(s);
   });

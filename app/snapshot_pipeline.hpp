@@ -9,6 +9,10 @@
 // A heat run passes it to run_heat as its RunObserver. A steady (Poisson) solve calls
 // snapshot() once with its result and then finish().
 //
+// With check.exact, each snapshot carries the error norms, and the error field where asked:
+// u - exact formed and reduced where the backend is (on the GPU for a CUDA backend), so
+// that only what is written comes to the host.
+//
 // Distributed runs: every rank makes the pipeline and takes part in each snapshot and
 // checkpoint; the ranks' owned planes are gathered on rank 0, which alone writes (the
 // files are those of a one-rank run). Rank 0 then holds the whole field in host memory
@@ -76,9 +80,10 @@ class SnapshotPipeline final : public RunObserver<T> {
   bool wanted_ = false;            // snapshots are taken (the same on every rank)
   std::vector<std::shared_ptr<io::SnapshotWriter>> writers_;
   std::shared_ptr<const io::FieldBuffer> alpha_;   // output precision, when written
-  std::shared_ptr<const physics::Formula> exact_;  // the pipeline's own copy (writer thread)
+  const T* backend_alpha_ = nullptr;               // an alpha field still to download for alpha_
+  const physics::GridFormula<T>* exact_ = nullptr; // check.exact where the error is written
   bool resumed_;
-  bool want_error_ = false, want_u_ = false;
+  bool want_u_ = false;
   double next_time_ = 0;  // the next output.interval snapshot's time
   long last_snapshot_step_ = -1;
   long snapshots_ = 0, checkpoints_ = 0;

@@ -25,11 +25,13 @@ class FirstNonFinite {
   std::size_t first_ = kNone;
 };
 
-}  // namespace
-
+// f on nz planes of g's x-y nodes, plane k at z[k] (x fastest); with minuend,
+// out = minuend - f in double, rounded once to T. The node reported is f's first value (lowest
+// index) that is not finite in T.
 template <class T>
-std::optional<NonFiniteNode> sample_grid(const Formula& f, const Grid3& g, double t, T* out) {
-  const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
+std::optional<NonFiniteNode> sample_planes(const Formula& f, const Grid3& g, const std::vector<double>& z, double t,
+                                           T* out, const T* minuend) {
+  const int nx = g.n[0], ny = g.n[1], nz = static_cast<int>(z.size());
   std::vector<double> x(nx);
   for (int i = 0; i < nx; ++i) x[i] = g.coord(0, i);
   FirstNonFinite bad;
@@ -39,17 +41,19 @@ std::optional<NonFiniteNode> sample_grid(const Formula& f, const Grid3& g, doubl
 #pragma omp for collapse(2) schedule(static)
     for (int k = 0; k < nz; ++k)
       for (int j = 0; j < ny; ++j) {
-        f.eval_row(x.data(), nx, g.coord(1, j), g.coord(2, k), t, row.data());
-        T* dst = out + g.index(0, j, k);
+        f.eval_row(x.data(), nx, g.coord(1, j), z[k], t, row.data());
+        const std::size_t first = g.index(0, j, k);
+        T* dst = out + first;
         bool finite = true;
         for (int i = 0; i < nx; ++i) {
-          dst[i] = static_cast<T>(row[i]);
-          finite = finite && std::isfinite(dst[i]);
+          const T v = static_cast<T>(row[i]);
+          finite = finite && std::isfinite(v);
+          dst[i] = minuend ? static_cast<T>(static_cast<double>(minuend[first + i]) - row[i]) : v;
         }
         if (finite) continue;
         for (int i = 0; i < nx; ++i)
-          if (!std::isfinite(dst[i])) {
-            bad.offer(g.index(i, j, k));
+          if (!std::isfinite(static_cast<T>(row[i]))) {
+            bad.offer(first + i);
             break;
           }
       }
@@ -57,7 +61,25 @@ std::optional<NonFiniteNode> sample_grid(const Formula& f, const Grid3& g, doubl
   if (!bad.found()) return std::nullopt;
   const std::size_t p = bad.index(), plane = static_cast<std::size_t>(nx) * ny;
   const int i = static_cast<int>(p % nx), j = static_cast<int>(p / nx % ny), k = static_cast<int>(p / plane);
-  return NonFiniteNode{g.coord(0, i), g.coord(1, j), g.coord(2, k), static_cast<double>(out[p])};
+  const double at[3] = {g.coord(0, i), g.coord(1, j), z[k]};
+  return NonFiniteNode{at[0], at[1], at[2], static_cast<double>(static_cast<T>(f(at[0], at[1], at[2], t)))};
+}
+
+}  // namespace
+
+template <class T>
+std::optional<NonFiniteNode> sample_grid(const Formula& f, const Grid3& g, double t, T* out) {
+  std::vector<double> z(g.n[2]);
+  for (int k = 0; k < g.n[2]; ++k) z[k] = g.coord(2, k);
+  return sample_planes(f, g, z, t, out, static_cast<const T*>(nullptr));
+}
+
+template <class T>
+std::optional<NonFiniteNode> sample_slab(const Formula& f, const SlabDecomposition& slab, double t, T* out,
+                                         const T* minuend) {
+  std::vector<double> z(slab.local.n[2]);
+  for (int k = 0; k < slab.local.n[2]; ++k) z[k] = slab.whole.coord(2, slab.whole_plane(k));
+  return sample_planes(f, slab.local, z, t, out, minuend);
 }
 
 NonFiniteNode face_entry_node(const Grid3& g, int face, std::size_t entry, double value) {
@@ -94,6 +116,10 @@ std::optional<NonFiniteNode> sample_face(const Formula& f, const Grid3& g, int f
 
 template std::optional<NonFiniteNode> sample_grid(const Formula&, const Grid3&, double, float*);
 template std::optional<NonFiniteNode> sample_grid(const Formula&, const Grid3&, double, double*);
+template std::optional<NonFiniteNode> sample_slab(const Formula&, const SlabDecomposition&, double, float*,
+                                                  const float*);
+template std::optional<NonFiniteNode> sample_slab(const Formula&, const SlabDecomposition&, double, double*,
+                                                  const double*);
 template std::optional<NonFiniteNode> sample_face(const Formula&, const Grid3&, int, double, float*);
 template std::optional<NonFiniteNode> sample_face(const Formula&, const Grid3&, int, double, double*);
 

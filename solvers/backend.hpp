@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 struct CUstream_st;  // cudaStream_t, opaque: this header has no CUDA dependency
 
@@ -67,6 +68,15 @@ class Backend {
   virtual bool reads_material_index() const { return false; }
   virtual Array<std::uint8_t> upload_bytes(const std::uint8_t* /*host*/, std::size_t /*n*/) {
     throw std::logic_error(description() + " keeps no material index");
+  }
+  // The material index of an alpha field in backend memory (n nodes per axis; layout of
+  // material_index.hpp, rows of `pitch` bytes), built where the field is: its distinct
+  // values in `values` (any order) and each node's byte in `index`; more than max_values
+  // values leave values.size() > max_values and no index. False where the backend builds
+  // none: every backend that reads an index builds it.
+  virtual bool index_materials(const T* /*alpha*/, const std::array<int, 3>& /*n*/, int /*pitch*/,
+                               int /*max_values*/, std::vector<T>& /*values*/, Array<std::uint8_t>& /*index*/) {
+    return false;
   }
 
   // r = scale * (A u + f + Neumann terms) on unknown nodes, 0 on Dirichlet nodes.

@@ -20,10 +20,13 @@ struct Diffusion {
   BoundarySpec bc;
   std::array<double, 3> alpha{1.0, 1.0, 1.0};  // per-axis constant diffusivity
   std::vector<T> alpha_field;                   // node diffusivity; empty when constant
+  // Or the node diffusivity already in backend memory (sampled there from a formula), with
+  // alpha_field empty; whole_alpha_range then holds its range, on one rank too.
+  const T* backend_alpha = nullptr;
   // Where the run is split over ranks: grid, bc and alpha_field are then this rank's slab
   // with its ghost planes, whose faces are Dirichlet for the kernels and carry no data.
   SlabDecomposition slab;
-  // The smallest and largest alpha_field value over every rank (distributed runs only).
+  // The smallest and largest alpha value over every rank (distributed runs and backend_alpha).
   std::array<double, 2> whole_alpha_range{0, 0};
 
   const Grid3& whole_grid() const { return slab.distributed() ? slab.whole : grid; }

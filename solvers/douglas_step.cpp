@@ -16,13 +16,11 @@ DouglasStepper<T>::DouglasStepper(Backend<T>& backend, const Diffusion<T>& diffu
     alpha_ = backend.allocate(g.size());
     backend.upload(diffusion.alpha_field.data(), alpha_.data(), g.size());
   }
-  op_ = make_operator_view(diffusion, alpha_.empty() ? nullptr : alpha_.data());
-  if (!alpha_.empty() && backend.reads_material_index()) {
-    const MaterialIndex<T> m = index_materials(diffusion.alpha_field, {g.n[0], g.n[1], g.n[2]});
-    if (m.materials > 0) {
-      materials_ = upload_materials(backend, m);
-      materials_.attach(op_);
-    }
+  const T* alpha = diffusion.backend_alpha ? diffusion.backend_alpha : alpha_.data();
+  op_ = make_operator_view(diffusion, alpha);
+  if (alpha && backend.reads_material_index()) {
+    materials_ = index_materials(backend, alpha, {g.n[0], g.n[1], g.n[2]});
+    if (materials_.count > 0) materials_.attach(op_);
   }
   rhs_ = backend.allocate(g.size());
   if (forcing.has_source()) source_ = backend.allocate(g.size());

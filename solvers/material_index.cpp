@@ -13,6 +13,15 @@ bool same_bits(T a, T b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
+// harmonic_mean(value[a], value[b]) at a kMaxMaterials + b, 0 in unused slots.
+template <class T>
+std::vector<T> face_means(const std::vector<T>& value) {
+  std::vector<T> mean(kMaxMaterials * kMaxMaterials, T(0));
+  for (std::size_t a = 0; a < value.size(); ++a)
+    for (std::size_t b = 0; b < value.size(); ++b) mean[a * kMaxMaterials + b] = harmonic_mean(value[a], value[b]);
+  return mean;
+}
+
 }  // namespace
 
 template <class T>
@@ -22,7 +31,7 @@ MaterialIndex<T> index_materials(const std::vector<T>& alpha, const std::array<i
   MaterialIndex<T> m;
   // A field is mostly runs of one material: the last value found is checked first.
   std::vector<std::uint8_t> index;
-  const std::size_t pitch = (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign;
+  const std::size_t pitch = static_cast<std::size_t>(material_pitch(n[0]));
   index.assign(pitch * rows, 0);
   int last = 0;
   for (std::size_t r = 0; r < rows; ++r)
@@ -44,9 +53,7 @@ MaterialIndex<T> index_materials(const std::vector<T>& alpha, const std::array<i
   m.materials = static_cast<int>(m.value.size());
   m.pitch = static_cast<int>(pitch);
   m.index = std::move(index);
-  m.face_mean.assign(kMaxMaterials * kMaxMaterials, T(0));
-  for (int a = 0; a < m.materials; ++a)
-    for (int b = 0; b < m.materials; ++b) m.face_mean[a * kMaxMaterials + b] = harmonic_mean(m.value[a], m.value[b]);
+  m.face_mean = face_means(m.value);
   return m;
 }
 
@@ -62,6 +69,26 @@ MaterialArrays<T> upload_materials(Backend<T>& backend, const MaterialIndex<T>& 
   return a;
 }
 
+template <class T>
+MaterialArrays<T> index_materials(Backend<T>& backend, const T* alpha, const std::array<int, 3>& n) {
+  std::vector<T> values;
+  Array<std::uint8_t> index;
+  const int pitch = material_pitch(n[0]);
+  if (!backend.index_materials(alpha, n, pitch, kMaxMaterials, values, index) ||
+      static_cast<int>(values.size()) > kMaxMaterials)
+    return {};
+  MaterialArrays<T> a;
+  a.index = std::move(index);
+  const std::vector<T> mean = face_means(values);
+  a.face_mean = backend.allocate(mean.size());
+  backend.upload(mean.data(), a.face_mean.data(), mean.size());
+  a.pitch = pitch;
+  a.count = static_cast<int>(values.size());
+  return a;
+}
+
+template MaterialArrays<float> index_materials(Backend<float>&, const float*, const std::array<int, 3>&);
+template MaterialArrays<double> index_materials(Backend<double>&, const double*, const std::array<int, 3>&);
 template MaterialArrays<float> upload_materials(Backend<float>&, const MaterialIndex<float>&);
 template MaterialArrays<double> upload_materials(Backend<double>&, const MaterialIndex<double>&);
 template MaterialIndex<float> index_materials(const std::vector<float>&, const std::array<int, 3>&);

@@ -55,4 +55,16 @@ struct MaterialArrays {
 template <class T>
 MaterialArrays<T> upload_materials(Backend<T>& backend, const MaterialIndex<T>& m);
 
+// The index of an alpha field already in backend memory, built by the backend where the
+// field is (Backend::index_materials: the CUDA backend on the device, so that a GPU run's
+// field never comes to the host); count = 0 where it has more than kMaxMaterials values or
+// the backend builds none (one that reads no index). Materials may be numbered in another
+// order than index_materials' above; the face means, hence the steps, are the same to the
+// bit.
+template <class T>
+MaterialArrays<T> index_materials(Backend<T>& backend, const T* alpha, const std::array<int, 3>& n);
+
+// The pitch of an index's rows for nx nodes (kMaterialRowAlign).
+inline int material_pitch(int nx) { return (nx + kMaterialRowAlign - 1) / kMaterialRowAlign * kMaterialRowAlign; }
+
 }  // namespace adi3d

@@ -20,7 +20,12 @@ template <class T>
 SpectrumBounds spectrum_bounds(const Diffusion<T>& d, const std::array<std::array<double, 2>, 6>& robin_h) {
   double amin[3], amax[3];
   for (int a = 0; a < 3; ++a) amin[a] = amax[a] = d.alpha[a];
-  if (!d.alpha_field.empty()) {
+  if (d.backend_alpha) {  // its range was taken where it was sampled
+    for (int a = 0; a < 3; ++a) {
+      amin[a] = d.whole_alpha_range[0];
+      amax[a] = d.whole_alpha_range[1];
+    }
+  } else if (!d.alpha_field.empty()) {
     const auto [lo, hi] = std::minmax_element(d.alpha_field.begin(), d.alpha_field.end());
     const bool whole = d.slab.distributed();
     for (int a = 0; a < 3; ++a) {

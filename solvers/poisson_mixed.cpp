@@ -53,12 +53,19 @@ class CorrectionData final : public Forcing<float> {
   double scale_ = 1;
 };
 
-Diffusion<float> in_float(const Diffusion<double>& d) {
+// A diffusivity sampled in backend memory (backend_alpha) is converted there, into `alpha`.
+Diffusion<float> in_float(const Diffusion<double>& d, Backend<float>& inner, Array<float>& alpha) {
   Diffusion<float> f;
   f.grid = d.grid;
   f.bc = d.bc;
   f.alpha = d.alpha;
   f.alpha_field.assign(d.alpha_field.begin(), d.alpha_field.end());
+  if (d.backend_alpha) {
+    const std::size_t n = d.grid.size();
+    alpha = inner.allocate(n);
+    inner.axpby_converted(1.0, d.backend_alpha, 0.0, alpha.data(), n);
+    f.backend_alpha = alpha.data();
+  }
   f.slab = d.slab;
   f.whole_alpha_range = d.whole_alpha_range;
   return f;
@@ -87,7 +94,8 @@ PoissonReport PoissonMixed::solve(double* u, const std::function<void(long, long
   residual->initialize(u, 0.0);
   double* r = residual->scratch();
   {
-    const Diffusion<float> inner_diffusion = in_float(diffusion_);
+    Array<float> alpha;
+    const Diffusion<float> inner_diffusion = in_float(diffusion_, inner_, alpha);
     CorrectionData data(outer_, diffusion_.grid, r, forcing_);
     PoissonAdi<float> inner(inner_, inner_diffusion, data, {inner_tol_, options_.max_iter, options_.cycle});
     const std::unique_ptr<DouglasStepper<float>> sweeps = inner.make_stepper();

@@ -185,7 +185,8 @@ CusparseDouglasStep<T>::CusparseDouglasStep(Backend<T>& backend, const Diffusion
   for (int f = 0; f < 6; ++f)
     if (d.bc.face[f] != BoundaryKind::dirichlet)
       throw std::invalid_argument("CusparseDouglasStep: every face must be Dirichlet");
-  if (!d.alpha_field.empty()) throw std::invalid_argument("CusparseDouglasStep: alpha must be constant");
+  if (!d.alpha_field.empty() || d.backend_alpha)
+    throw std::invalid_argument("CusparseDouglasStep: alpha must be constant");
   for (int a = 0; a < 3; ++a)
     if (d.grid.n[a] < 3 || d.grid.n[a] > 65535)
       throw std::invalid_argument("CusparseDouglasStep: 3 to 65535 nodes per axis");

@@ -16,7 +16,8 @@ void require_dirichlet_constant(const Diffusion<T>& d, const char* who) {
   for (int f = 0; f < 6; ++f)
     if (d.bc.face[f] != BoundaryKind::dirichlet)
       throw std::invalid_argument(std::string(who) + ": every face must be Dirichlet");
-  if (!d.alpha_field.empty()) throw std::invalid_argument(std::string(who) + ": alpha must be constant");
+  if (!d.alpha_field.empty() || d.backend_alpha)
+    throw std::invalid_argument(std::string(who) + ": alpha must be constant");
   for (int a = 0; a < 3; ++a)
     if (d.grid.n[a] < 3) throw std::invalid_argument(std::string(who) + ": at least 3 nodes per axis");
 }

@@ -57,6 +57,10 @@ class DistributedBackend final : public Backend<T> {
   Array<std::uint8_t> upload_bytes(const std::uint8_t* host, std::size_t n) override {
     return local_->upload_bytes(host, n);
   }
+  bool index_materials(const T* alpha, const std::array<int, 3>& n, int pitch, int max_values, std::vector<T>& values,
+                       Array<std::uint8_t>& index) override {
+    return local_->index_materials(alpha, n, pitch, max_values, values, index);
+  }
 
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann, T scale,
                     T* r) override;

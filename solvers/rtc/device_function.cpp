@@ -1,18 +1,25 @@
-// NVRTC compilation of one expression into two kernels (grid and face sampling), loaded
-// with the runtime's library API (cudaLibraryLoadData) so the binary needs no link to the
-// driver library and still starts on machines without a GPU. The cubins are kept in the
-// compile cache (compile_cache.hpp), so that a later run of the same formula skips NVRTC.
+// NVRTC compilation of one expression into two kernels (grid and face sampling:
+// kernel_source.hpp), loaded with the runtime's library API (cudaLibraryLoadData) so the
+// binary needs no link to the driver library and still starts on machines without a GPU.
+// The cubins are kept in the compile cache (compile_cache.hpp), so that a later run of the
+// same formula skips NVRTC, and a loaded library serves every function of the same code in
+// the process (a deck's six faces of "0" load one).
 #include "solvers/rtc/device_function.hpp"
 
 #include "solvers/backend.hpp"
 #include "solvers/face_layout.hpp"
 #include "solvers/rtc/compile_cache.hpp"
+#include "solvers/rtc/kernel_source.hpp"
 
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,56 +36,6 @@ void check_cuda(cudaError_t status, const char* what) {
 void check_nvrtc(nvrtcResult status, const char* what) {
   if (status != NVRTC_SUCCESS)
     throw std::runtime_error(std::string("NVRTC error in ") + what + ": " + nvrtcGetErrorString(status));
-}
-
-// Each kernel writes its values and records the first non-finite one it meets in
-// `non_finite` (index, then the time's and the value's bits): a compare-and-swap on a word
-// that stays at kNoEntry while all is well, so the check costs no pass of its own, and
-// samplings run in stream order, so the earliest bad sampling's node is the one kept.
-std::string kernel_source(const std::string& expression, const char* real) {
-  return std::string("typedef ") + real + R"( real;
-__device__ void record_non_finite(unsigned long long* non_finite, size_t index, double t, real v) {
-  if (isfinite(v)) return;
-  if (atomicCAS(non_finite, ~0ull, (unsigned long long)index) == ~0ull) {
-    non_finite[1] = (unsigned long long)__double_as_longlong(t);
-    non_finite[2] = (unsigned long long)__double_as_longlong((double)v);
-  }
-}
-extern "C" __global__ void sample_grid(real* out, int nx, int ny, int nz, double x0, double y0,
-                                       double z0, double hx, double hy, double hz, double t,
-                                       unsigned long long* non_finite) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= nx) return;
-  for (int k = blockIdx.z; k < nz; k += gridDim.z)
-    for (int j = blockIdx.y; j < ny; j += gridDim.y) {
-      // Rounded exactly like the host's lo + i*h (no FMA contraction), so a formula with a
-      // discontinuity at a node picks the same side on both.
-      const double x = __dadd_rn(x0, __dmul_rn(i, hx)), y = __dadd_rn(y0, __dmul_rn(j, hy)),
-                   z = __dadd_rn(z0, __dmul_rn(k, hz));
-      const size_t index = i + (size_t)nx * (j + (size_t)ny * k);
-      const real v = (real)()" + expression + R"();
-      out[index] = v;
-      record_non_finite(non_finite, index, t, v);
-    }
-}
-extern "C" __global__ void sample_face(real* out, int nu, int nv, int axis, int ua, int va,
-                                       double normal, double u0, double hu, double v0, double hv,
-                                       double t, unsigned long long* non_finite) {
-  const int a = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a >= nu) return;
-  for (int b = blockIdx.y; b < nv; b += gridDim.y) {
-    double p[3];
-    p[axis] = normal;
-    p[ua] = __dadd_rn(u0, __dmul_rn(a, hu));
-    p[va] = __dadd_rn(v0, __dmul_rn(b, hv));
-    const double x = p[0], y = p[1], z = p[2];
-    const size_t index = a + (size_t)nu * b;
-    const real v = (real)()" + expression + R"();
-    out[index] = v;
-    record_non_finite(non_finite, index, t, v);
-  }
-}
-)";
 }
 
 // NVRTC's options besides the architecture. No FMA contraction: the host evaluates with
@@ -121,19 +78,62 @@ std::string cache_key(const std::string& source, const std::string& arch) {
   return key + "\n" + source;
 }
 
+// A loaded cubin and its kernels, shared by the functions of the same code.
+struct Library {
+  cudaLibrary_t library{};
+  cudaKernel_t grid_kernel{};
+  cudaKernel_t face_kernel{};
+  ~Library() {
+    if (library) cudaLibraryUnload(library);
+  }
+};
+
+// The library of `source` for `arch`: one already loaded in this process (while a function
+// holds it), else the compile cache's cubin, else NVRTC's (then stored in the cache);
+// `compiled` says whether NVRTC ran. Libraries loaded with cudaLibraryLoadData belong to no
+// context, so one serves every device of the architecture.
+std::shared_ptr<const Library> load_library(const std::string& source, const std::string& expression,
+                                            const std::string& arch, bool& compiled) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<const Library>> loaded;
+  const std::string key = cache_key(source, arch);
+  const std::lock_guard<std::mutex> lock(mutex);
+  compiled = false;
+  if (std::shared_ptr<const Library> found = loaded[key].lock()) return found;
+  auto lib = std::make_shared<Library>();
+  const CompileCache cache = CompileCache::from_environment();
+  auto load = [&](const std::vector<char>& cubin) {
+    return cudaLibraryLoadData(&lib->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  };
+  // A cached cubin the driver refuses (one from another driver, say) is compiled anew.
+  if (std::optional<std::vector<char>> cached = cache.load(key); !cached || load(*cached) != cudaSuccess) {
+    cudaGetLastError();  // a refused cached cubin's error is not this call's
+    compiled = true;
+    const std::vector<char> cubin = compile(source, expression, arch);
+    check_cuda(load(cubin), "cudaLibraryLoadData");
+    cache.store(key, cubin);
+  }
+  check_cuda(cudaLibraryGetKernel(&lib->grid_kernel, lib->library, "sample_grid"), "cudaLibraryGetKernel");
+  check_cuda(cudaLibraryGetKernel(&lib->face_kernel, lib->library, "sample_face"), "cudaLibraryGetKernel");
+  loaded[key] = lib;
+  return lib;
+}
+
+// Words of a function's record in device memory: the first non-finite value (index, t and
+// value; index ~0 while there is none), then the range's two keys.
+constexpr int kRecordWords = 5;
+constexpr unsigned long long kEmptyRecord[kRecordWords] = {~0ull, 0, 0, ~0ull, 0};
+
 }  // namespace
 
 bool available() { return cuda_device_count() > 0; }
 
 template <class T>
 struct DeviceFunction<T>::Module {
-  cudaLibrary_t library{};
-  cudaKernel_t grid_kernel{};
-  cudaKernel_t face_kernel{};
-  unsigned long long* non_finite = nullptr;  // device: index (kNoEntry: none), t, value
+  std::shared_ptr<const Library> library;
+  unsigned long long* record = nullptr;  // device: kRecordWords
   ~Module() {
-    if (non_finite) cudaFree(non_finite);
-    if (library) cudaLibraryUnload(library);
+    if (record) cudaFree(record);
   }
 };
 
@@ -143,41 +143,52 @@ DeviceFunction<T>::DeviceFunction(const std::string& expression, int device) : m
   check_cuda(cudaSetDevice(device), "cudaSetDevice");
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-  const std::string source = kernel_source(expression, sizeof(T) == 4 ? "float" : "double");
+  const std::string source = formula_kernels(expression, sizeof(T) == 4 ? "float" : "double");
   const std::string arch = "--gpu-architecture=sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  const CompileCache cache = CompileCache::from_environment();
-  const std::string key = cache_key(source, arch);
-  auto load = [&](const std::vector<char>& cubin) {
-    return cudaLibraryLoadData(&module_->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-  };
-  // A cached cubin the driver refuses (one from another driver, say) is compiled anew.
-  if (std::optional<std::vector<char>> cached = cache.load(key); cached && load(*cached) == cudaSuccess) {
-    from_cache_ = true;
-  } else {
-    cudaGetLastError();  // a refused cached cubin's error is not this call's
-    const std::vector<char> cubin = compile(source, expression, arch);
-    check_cuda(load(cubin), "cudaLibraryLoadData");
-    cache.store(key, cubin);
-  }
-  check_cuda(cudaLibraryGetKernel(&module_->grid_kernel, module_->library, "sample_grid"), "cudaLibraryGetKernel");
-  check_cuda(cudaLibraryGetKernel(&module_->face_kernel, module_->library, "sample_face"), "cudaLibraryGetKernel");
-  check_cuda(cudaMalloc(&module_->non_finite, 3 * sizeof(unsigned long long)), "cudaMalloc");
-  check_cuda(cudaMemset(module_->non_finite, 0xff, sizeof(unsigned long long)), "cudaMemset");
+  bool compiled = false;
+  module_->library = load_library(source, expression, arch, compiled);
+  from_cache_ = !compiled;
+  check_cuda(cudaMalloc(&module_->record, sizeof kEmptyRecord), "cudaMalloc");
+  check_cuda(cudaMemcpy(module_->record, kEmptyRecord, sizeof kEmptyRecord, cudaMemcpyHostToDevice), "cudaMemcpy");
 }
 
 template <class T>
 DeviceFunction<T>::~DeviceFunction() = default;
 
+namespace {
+
+// One launch of sample_grid over nz planes of an array, plane k at the coordinates of the
+// plane (k + k_first) mod period of `coords`.
+template <class T>
+void launch_grid(cudaKernel_t kernel, const Grid3& coords, int nz, int k_first, double t, T* out, const T* minuend,
+                 unsigned long long* record, bool record_range, cudaStream_t stream) {
+  int nx = coords.n[0], ny = coords.n[1], period = coords.n[2];
+  double x0 = coords.lo[0], y0 = coords.lo[1], z0 = coords.lo[2], hx = coords.h[0], hy = coords.h[1],
+         hz = coords.h[2];
+  unsigned long long* range = record_range ? record + 3 : nullptr;
+  void* args[] = {&out, &minuend, &nx, &ny, &nz, &x0, &y0, &z0, &hx, &hy, &hz, &k_first, &period, &t, &record, &range};
+  // A row per block; where the range is kept, 64 x 64 rows a block at most, so that few of
+  // its atomics (one per warp) meet on its two words.
+  const int rows = record_range ? 64 : 65535;
+  const dim3 block(128), grid((nx + 127) / 128, std::min(ny, rows), std::min(nz, rows));
+  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream),
+             "launch sample_grid");
+}
+
+}  // namespace
+
 template <class T>
 void DeviceFunction<T>::sample_grid(const Grid3& g, double t, T* out, CUstream_st* stream) const {
-  int nx = g.n[0], ny = g.n[1], nz = g.n[2];
-  double x0 = g.lo[0], y0 = g.lo[1], z0 = g.lo[2], hx = g.h[0], hy = g.h[1], hz = g.h[2];
-  unsigned long long* non_finite = module_->non_finite;
-  void* args[] = {&out, &nx, &ny, &nz, &x0, &y0, &z0, &hx, &hy, &hz, &t, &non_finite};
   last_stream_ = stream;
-  const dim3 block(128), grid((nx + 127) / 128, std::min(ny, 65535), std::min(nz, 65535));
-  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->grid_kernel), grid, block, args, 0, stream),
-             "launch sample_grid");
+  launch_grid<T>(module_->library->grid_kernel, g, g.n[2], 0, t, out, nullptr, module_->record, false, stream);
+}
+
+template <class T>
+void DeviceFunction<T>::sample_slab(const SlabDecomposition& slab, double t, T* out, CUstream_st* stream,
+                                    const T* minuend, bool record_range) const {
+  last_stream_ = stream;
+  launch_grid<T>(module_->library->grid_kernel, slab.whole, slab.local.n[2], slab.k_begin - slab.ghost_lo, t, out,
+                 minuend, module_->record, record_range, stream);
 }
 
 template <class T>
@@ -187,26 +198,44 @@ void DeviceFunction<T>::sample_face(const Grid3& g, int face, double t, T* out,
   int nu = g.n[fa.u], nv = g.n[fa.v], axis = fa.axis, ua = fa.u, va = fa.v;
   double normal = g.coord(fa.axis, face % 2 == 0 ? 0 : g.n[fa.axis] - 1);
   double u0 = g.lo[fa.u], hu = g.h[fa.u], v0 = g.lo[fa.v], hv = g.h[fa.v];
-  unsigned long long* non_finite = module_->non_finite;
+  unsigned long long* non_finite = module_->record;
   void* args[] = {&out, &nu, &nv, &axis, &ua, &va, &normal, &u0, &hu, &v0, &hv, &t, &non_finite};
   last_stream_ = stream;
   const dim3 block(128), grid((nu + 127) / 128, std::min(nv, 65535));
-  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->face_kernel), grid, block, args, 0, stream),
+  check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(module_->library->face_kernel), grid, block, args, 0,
+                              stream),
              "launch sample_face");
 }
 
+namespace {
+
+// The record's words, once the stream of the last sampling is done.
+std::array<unsigned long long, kRecordWords> read_record(const unsigned long long* record, cudaStream_t stream) {
+  std::array<unsigned long long, kRecordWords> words{};
+  check_cuda(cudaMemcpyAsync(words.data(), record, sizeof kEmptyRecord, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return words;
+}
+
+}  // namespace
+
 template <class T>
 std::optional<typename DeviceFunction<T>::NonFiniteEntry> DeviceFunction<T>::first_non_finite() const {
-  unsigned long long words[3];
-  check_cuda(cudaMemcpyAsync(words, module_->non_finite, sizeof words, cudaMemcpyDeviceToHost, last_stream_),
-             "cudaMemcpyAsync");
-  check_cuda(cudaStreamSynchronize(last_stream_), "cudaStreamSynchronize");
+  const auto words = read_record(module_->record, last_stream_);
   if (words[0] == ~0ull) return std::nullopt;
   NonFiniteEntry e;
   e.index = static_cast<std::size_t>(words[0]);
   std::memcpy(&e.t, &words[1], sizeof e.t);
   std::memcpy(&e.value, &words[2], sizeof e.value);
   return e;
+}
+
+template <class T>
+std::array<double, 2> DeviceFunction<T>::range() const {
+  const auto words = read_record(module_->record, last_stream_);
+  if (words[3] == kEmptyRecord[3] && words[4] == kEmptyRecord[4]) return {INFINITY, -INFINITY};
+  return {range_value(words[3]), range_value(words[4])};
 }
 
 template class DeviceFunction<float>;

@@ -3,10 +3,12 @@
 // for the current CUDA device (NVRTC) and sampled on grid nodes or face nodes straight into
 // device memory. It lets time-dependent sources and boundary data be evaluated on the GPU
 // every step instead of on the host. No CUDA headers here: callers above solvers/ include it.
+#include "solvers/distributed/slab_decomposition.hpp"
 #include "solvers/grid.hpp"
 
 struct CUstream_st;  // cudaStream_t
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -31,6 +33,14 @@ class DeviceFunction {
 
   // out (device memory, x fastest) = f at every node, at time t; queued on `stream`.
   void sample_grid(const Grid3& grid, double t, T* out, CUstream_st* stream) const;
+  // The same over a rank's slab (ghost planes included): local plane k at the whole grid's
+  // plane slab.whole_plane(k), its coordinates rounded as the whole grid's, so that every
+  // split samples the nodes of one rank alike. With `minuend` (device memory, the slab's
+  // size), out = minuend - f instead, in double and rounded once to T: a field's error
+  // against an exact solution in one pass (the record below still watches f in T). With
+  // `record_range`, the smallest and largest finite values of f are kept (range()).
+  void sample_slab(const SlabDecomposition& slab, double t, T* out, CUstream_st* stream,
+                   const T* minuend = nullptr, bool record_range = false) const;
   // out (device memory, face layout of face_layout.hpp) = f on one face; queued on `stream`.
   void sample_face(const Grid3& grid, int face, double t, T* out, CUstream_st* stream) const;
 
@@ -44,8 +54,12 @@ class DeviceFunction {
     double value = 0;
   };
   std::optional<NonFiniteEntry> first_non_finite() const;
+  // The smallest and largest finite values of the samplings that recorded them
+  // ({inf, -inf} before any); reading waits for the stream, as first_non_finite().
+  std::array<double, 2> range() const;
 
-  // Whether its code came from the compile cache rather than from NVRTC.
+  // Whether its code came from a cache rather than from NVRTC: the compile cache, or a
+  // library of the same code that a function alive in this process had loaded.
   bool from_cache() const { return from_cache_; }
 
  private:

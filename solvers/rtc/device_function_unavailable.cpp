@@ -18,10 +18,16 @@ DeviceFunction<T>::~DeviceFunction() = default;
 template <class T>
 void DeviceFunction<T>::sample_grid(const Grid3&, double, T*, CUstream_st*) const {}
 template <class T>
+void DeviceFunction<T>::sample_slab(const SlabDecomposition&, double, T*, CUstream_st*, const T*, bool) const {}
+template <class T>
 void DeviceFunction<T>::sample_face(const Grid3&, int, double, T*, CUstream_st*) const {}
 template <class T>
 std::optional<typename DeviceFunction<T>::NonFiniteEntry> DeviceFunction<T>::first_non_finite() const {
   return std::nullopt;
+}
+template <class T>
+std::array<double, 2> DeviceFunction<T>::range() const {
+  return {0, 0};
 }
 
 template class DeviceFunction<float>;

@@ -113,8 +113,9 @@ TYPED_TEST(RtcFormula, SamplingRecordsTheFirstNonFiniteValue) {
   EXPECT_DOUBLE_EQ(std::round(s->z / g.h[2]) * g.h[2], s->z);
 }
 
-// A formula's code comes from NVRTC once, then from the compile cache (a fresh directory
-// here): the same values to the bit; a damaged entry is compiled anew and stored again.
+// A formula's code comes from NVRTC once, then from the process while a function holds it,
+// else from the compile cache (a fresh directory here): the same values to the bit; a
+// damaged entry is compiled anew and stored again.
 TYPED_TEST(RtcFormula, CompiledCodeComesFromTheCacheTheSecondTime) {
   using T = TypeParam;
   namespace fs = std::filesystem;
@@ -130,24 +131,47 @@ TYPED_TEST(RtcFormula, CompiledCodeComesFromTheCacheTheSecondTime) {
     fn.sample_grid(g, 0.7, dev.data(), this->gpu_->cuda_stream());
     return this->from_gpu(dev);
   };
-  const rtc::DeviceFunction<T> first(expression, 0);
-  EXPECT_FALSE(first.from_cache());
-  const std::vector<T> want = sample(first);
-  const rtc::DeviceFunction<T> second(expression, 0);
-  EXPECT_TRUE(second.from_cache());
-  EXPECT_EQ(sample(second), want);
+  auto entries = [&] {
+    int count = 0;
+    if (fs::exists(dir))
+      for (const auto& e : fs::directory_iterator(dir)) count += e.path().extension() == ".bin";
+    return count;
+  };
+  std::vector<T> want;
+  {
+    const rtc::DeviceFunction<T> first(expression, 0);
+    EXPECT_FALSE(first.from_cache());
+    want = sample(first);
+    EXPECT_EQ(entries(), 1);
+    // While a function holds its code, another of the same code takes it from the process,
+    // not from the disk (emptied here) nor from NVRTC.
+    fs::remove_all(dir);
+    const rtc::DeviceFunction<T> twin(expression, 0);
+    EXPECT_TRUE(twin.from_cache());
+    EXPECT_EQ(entries(), 0);
+    EXPECT_EQ(sample(twin), want);
+  }
+  {
+    const rtc::DeviceFunction<T> compiled(expression, 0);
+    EXPECT_FALSE(compiled.from_cache()) << "the process let its code go, the disk has none";
+  }
+  {
+    const rtc::DeviceFunction<T> second(expression, 0);
+    EXPECT_TRUE(second.from_cache());
+    EXPECT_EQ(sample(second), want);
+  }
 
-  int entries = 0;
+  EXPECT_EQ(entries(), 1);
   for (const auto& e : fs::directory_iterator(dir)) {
-    ++entries;
     std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(-8, std::ios::end);
     f.put('\x5a');  // a byte of the cubin
   }
-  EXPECT_EQ(entries, 1);
-  const rtc::DeviceFunction<T> damaged(expression, 0);
-  EXPECT_FALSE(damaged.from_cache());
-  EXPECT_EQ(sample(damaged), want);
+  {
+    const rtc::DeviceFunction<T> damaged(expression, 0);
+    EXPECT_FALSE(damaged.from_cache());
+    EXPECT_EQ(sample(damaged), want);
+  }
   const rtc::DeviceFunction<T> again(expression, 0);
   EXPECT_TRUE(again.from_cache()) << "stored again";
   fs::remove_all(dir);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`mpirun -np P adi3d run DECK` as a user runs it, against the one-rank run of the same deck:
 the summary's errors, every snapshot field in snapshots.h5 and the checkpoint agree within
-1e-12 (double); a checkpoint written on P ranks restarts on another count and ends where
+1e-12 (double), a diffusivity formula's alpha field too; a checkpoint written on P ranks restarts on another count and ends where
 the uninterrupted run ends; and the bad cases (more ranks than planes, fewer GPUs than
 ranks) give one line and the same non-zero exit on every rank; SIGTERM to one rank stops
 every rank at the same step with a checkpoint that continues to the same end.
@@ -80,6 +80,15 @@ for ranks in (2, 3, 4):
     same_fields(os.path.join(out, "snapshots.h5"), os.path.join(one, "snapshots.h5"), f"{ranks} ranks, snapshots.h5")
     same_fields(os.path.join(out, "checkpoint.h5"), os.path.join(one, "checkpoint.h5"), f"{ranks} ranks, checkpoint")
     expect(os.path.exists(os.path.join(out, "snapshots.xdmf")), f"{ranks} ranks: snapshots.xdmf written")
+
+# A diffusivity formula, sampled where each rank's backend is (its slab at the whole grid's
+# coordinates), written as the alpha field from every rank's planes: as on one rank.
+alpha_sets = ("material.diffusivity=formula 1 + 0.5*x*z", "output.fields=u error alpha")
+run(1, os.path.join(work, "alpha1"), *alpha_sets)
+run(3, os.path.join(work, "alpha3"), *alpha_sets)
+alpha_one = os.path.join(work, "alpha1", "snapshots.h5")
+expect(any(name.endswith("/alpha") for name in fields(alpha_one)), "a diffusivity formula's alpha field is written")
+same_fields(os.path.join(work, "alpha3", "snapshots.h5"), alpha_one, "3 ranks, a diffusivity formula's snapshots.h5")
 
 # A checkpoint of 3 ranks (step 5 of 10: t_end halved) continued on 2 ranks and on 1.
 half = os.path.join(work, "half")

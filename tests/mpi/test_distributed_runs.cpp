@@ -82,10 +82,11 @@ FinalRun<T> final_run(const std::string& deck_name, std::vector<std::string> ove
   if (mixed) overrides.push_back("solver.tol=1e-10");
   const io::Deck deck = io::Deck::load(std::string(ADI3D_SOURCE_DIR) + "/inputs/" + deck_name, overrides);
   const io::RunConfig config = io::read_run_config(deck);
-  const app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config, comm);
+  app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config, comm);
   std::unique_ptr<Backend<T>> backend = local_backend<T>(comm ? comm->rank() : 0);
   if (problem.distributed())
     backend = std::make_unique<DistributedBackend<T>>(std::move(backend), problem.diffusion.slab, *comm);
+  app::load_diffusivity(deck, problem, *backend);
   FinalField<T> capture(problem.diffusion.slab, problem.distributed() ? comm : nullptr);
   if (config.problem == io::ProblemType::heat) {
     app::run_heat(config, problem, *backend, false, &capture);

@@ -20,9 +20,10 @@ physics::ErrorNorms run_example(const std::string& deck_name, std::vector<std::s
   overrides.push_back(kind == BackendKind::cpu ? "solver.backend=cpu" : "solver.backend=cuda");
   const io::Deck deck = io::Deck::load(std::string(ADI3D_SOURCE_DIR) + "/inputs/" + deck_name, overrides);
   const io::RunConfig config = io::read_run_config(deck);
-  const app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config);
+  app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config);
   std::unique_ptr<Backend<T>> backend =
       kind == BackendKind::cpu ? make_cpu_backend<T>() : make_cuda_backend<T>(0);
+  app::load_diffusivity(deck, problem, *backend);
   std::optional<physics::ErrorNorms> error;
   if (config.problem == io::ProblemType::heat) {
     error = app::run_heat(config, problem, *backend, false).error;
@@ -59,8 +60,9 @@ struct PoissonRun {
 
 template <class T>
 PoissonRun solve_poisson(const io::Deck& deck, const io::RunConfig& config, BackendKind kind) {
-  const app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config);
+  app::ProblemSetup<T> problem = app::setup_problem<T>(deck, config);
   std::unique_ptr<Backend<T>> backend = kind == BackendKind::cpu ? make_cpu_backend<T>() : make_cuda_backend<T>(0);
+  app::load_diffusivity(deck, problem, *backend);
   FinalPoissonField<T> capture;
   capture.size = problem.diffusion.grid.size();
   PoissonRun run{app::run_poisson(config, problem, *backend, false, &capture), {}};

@@ -34,6 +34,22 @@ inline BoundarySpec boundary_mix(BoundaryKind x, BoundaryKind y, BoundaryKind z)
   return bc;
 }
 
+// A box of n nodes per axis on [lo, lo + length]^3, periodic along z where asked (an axis of
+// one node gets spacing 1).
+inline Grid3 box_grid(std::array<int, 3> n, double lo, double length, bool periodic_z = false) {
+  Grid3 g;
+  g.n = n;
+  g.lo = {lo, lo, lo};
+  for (int a = 0; a < 3; ++a) g.h[a] = n[a] > 1 ? grid_spacing(lo, lo + length, n[a], a == 2 && periodic_z) : 1.0;
+  return g;
+}
+
+// Dirichlet faces, or a periodic z axis.
+inline BoundarySpec periodic_z_or_not(bool periodic_z) {
+  using B = BoundaryKind;
+  return boundary_mix(B::dirichlet, B::dirichlet, periodic_z ? B::periodic : B::dirichlet);
+}
+
 template <class T>
 Diffusion<T> make_diffusion(std::array<int, 3> n, BoundarySpec bc, bool variable_alpha,
                             std::mt19937& rng) {

@@ -93,6 +93,39 @@ TEST_F(Cli, RunsTheExampleDeckAndReportsErrors) {
   EXPECT_NE(summary.find("\"fused_steps\": 0"), std::string::npos) << summary;
 }
 
+// Issue 38: where a run's seconds go, on stdout with --verbose and always in the summary.
+TEST_F(Cli, VerboseRunsSayWhereTheSecondsWent) {
+  const std::string run_args = std::string("run ") + ADI3D_SOURCE_DIR +
+                               "/inputs/heat_sine.ini -q --set grid.n=9 --set time.t_end=0.01 "
+                               "--set solver.backend=cpu --set output.dir=" +
+                               (dir_ / "results").string();
+  Outcome o = run(run_args);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("timings"), std::string::npos) << o.out;
+  const std::string summary = slurp(dir_ / "results" / "summary.json");
+  for (const char* key : {"\"setup\"", "\"initial\"", "\"stepping\"", "\"checks\"", "\"output\"", "\"error\"",
+                          "\"total\""})
+    EXPECT_NE(summary.find(key), std::string::npos) << key << " in " << summary;
+  o = run(run_args + " --verbose");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* part : {"  timings      set-up ", "initial data ", "stepping ", "checks ", "output ", "errors ",
+                           "since the process began"})
+    EXPECT_NE(o.out.find(part), std::string::npos) << part << " in " << o.out;
+  EXPECT_EQ(o.out.find("compiling for the GPU"), std::string::npos) << "nothing compiled on the CPU: " << o.out;
+}
+
+TEST_F(Cli, DiffusivityFormulaMustBePositive) {
+  for (const char* command : {"check ", "run -q "}) {
+    const Outcome o = run(command + deck(base_deck() + "[material]\ndiffusivity = formula x - 0.25\n"));
+    EXPECT_EQ(o.code, 2) << command << o.err;
+    EXPECT_EQ(lines(o.err), 1) << o.err;
+    EXPECT_NE(o.err.find("deck.ini:11: material.diffusivity"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("gives -0.25 (its smallest value on the grid); diffusivity must be positive"),
+              std::string::npos)
+        << o.err;
+  }
+}
+
 TEST_F(Cli, CheckValidatesWithoutRunning) {
   const Outcome o = run("check " + deck(base_deck()));
   EXPECT_EQ(o.code, 0) << o.err;

@@ -104,6 +104,16 @@ Array<std::uint8_t> CudaBackend<T>::upload_bytes(const std::uint8_t* host, std::
 }
 
 template <class T>
+bool CudaBackend<T>::index_materials(const T* alpha, const std::array<int, 3>& n, int pitch, int max_values,
+                                     std::vector<T>& values, Array<std::uint8_t>& index) {
+  activate();
+  const std::size_t size = static_cast<std::size_t>(n[0]) * n[1] * n[2];
+  values = launch_collect_values(alpha, size, max_values + 1, stream_);
+  if (static_cast<int>(values.size()) <= max_values) index = launch_material_index(alpha, n, pitch, values, stream_);
+  return true;
+}
+
+template <class T>
 void CudaBackend<T>::download(const T* src, T* host, std::size_t n) {
   if (n == 0) return;
   activate();

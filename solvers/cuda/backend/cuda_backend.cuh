@@ -9,7 +9,9 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
+#include <vector>
 
 namespace adi3d::cuda {
 
@@ -155,6 +157,15 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
 template <class T>
 void launch_robin_data(const OperatorView<T>& op, int face, const T* u_inf, const T* u, T* g, cudaStream_t s);
 
+// The material index of an alpha field on the device (material_index.cu): its distinct
+// values, up to slot_count of them (slot_count values means there may be more), then each
+// node's byte against those values, in rows of `pitch` bytes.
+template <class T>
+std::vector<T> launch_collect_values(const T* alpha, std::size_t n, int slot_count, cudaStream_t s);
+template <class T>
+Array<std::uint8_t> launch_material_index(const T* alpha, const std::array<int, 3>& n, int pitch,
+                                          const std::vector<T>& values, cudaStream_t s);
+
 // Device memory with an owner: cudaMalloc, or a CudaError/BackendUnavailable that says
 // how much was asked for and how much is free.
 template <class T>
@@ -176,6 +187,8 @@ class CudaBackend final : public Backend<T> {
   void upload(const T* host, T* dst, std::size_t n) override;
   bool reads_material_index() const override { return policy_.material_index; }
   Array<std::uint8_t> upload_bytes(const std::uint8_t* host, std::size_t n) override;
+  bool index_materials(const T* alpha, const std::array<int, 3>& n, int pitch, int max_values, std::vector<T>& values,
+                       Array<std::uint8_t>& index) override;
   void download(const T* src, T* host, std::size_t n) override;
   void fill(T* x, T value, std::size_t n) override;
   void add_constant(T* x, double value, std::size_t n) override;

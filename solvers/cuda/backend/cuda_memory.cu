@@ -61,6 +61,7 @@ template Array<float> device_allocate<float>(std::size_t);
 template Array<double> device_allocate<double>(std::size_t);
 template Array<unsigned> device_allocate<unsigned>(std::size_t);
 template Array<std::uint8_t> device_allocate<std::uint8_t>(std::size_t);
+template Array<unsigned long long> device_allocate<unsigned long long>(std::size_t);
 
 }  // namespace cuda
 }  // namespace adi3d
