@@ -241,11 +241,17 @@ void CudaBackend<T>::solve_lines(const OperatorView<T>& op, int axis, T tau, T* 
   const std::size_t points = static_cast<std::size_t>(op.n[0]) * op.n[1] * op.n[2];
   if (points == 0) return;
   if (axis == 0) {
-    // Robin lines that differ line by line (an h field, or an alpha field, whose tiled and
-    // generated-row kernels build their rows without the Robin diagonal): per-thread
-    // Thomas on axis_row's rows. (The y/z tiles decline them themselves.)
+    // Robin lines that differ line by line (an h field, or an alpha field, whose
+    // generated-row and library kernels build their rows without the Robin diagonal): an
+    // alpha field's by a warp per line where it takes them (its rows add the Robin terms),
+    // else per-thread Thomas on axis_row's rows. (The y/z tiles decline what they cannot
+    // take themselves.)
     const bool robin_lines = robin_axis(op, 0) && !lines_alike(op, 0);
-    last_x_solve_ = robin_lines ? XSolveVariant::thread_thomas : launch_x_lines(op, tau, d);
+    if (robin_lines)
+      last_x_solve_ = op.alpha_field && warp_lines_.run(op, 0, tau, d, stream_) ? XSolveVariant::warp_lines
+                                                                                : XSolveVariant::thread_thomas;
+    else
+      last_x_solve_ = launch_x_lines(op, tau, d);
     if (last_x_solve_ != XSolveVariant::thread_thomas) return;
   } else {
     last_yz_by_warp_ = policy_.yz_tiles && warp_lines_.run(op, axis, tau, d, stream_);

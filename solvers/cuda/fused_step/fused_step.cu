@@ -475,9 +475,10 @@ XYKernel<T> xy_kernel(int cap, bool source) {
 
 template <class T>
 bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
-  // Robin faces change the passes' shared factors only, so lines that differ (an h field;
-  // an alpha field, whose kernels know no Robin diagonal) keep the unfused step.
-  if (has_robin(op) && (op.alpha_field || !lines_alike(op, 0) || !lines_alike(op, 1) || !lines_alike(op, 2)))
+  // Robin faces change the end rows only: of the shared factors of constant alpha (one h
+  // over each face), of each line's rows with an alpha field (RobinEnds, an h field too).
+  // Lines of constant alpha that an h field makes differ keep the unfused step.
+  if (has_robin(op) && !op.alpha_field && !(lines_alike(op, 0) && lines_alike(op, 1) && lines_alike(op, 2)))
     return false;
   if (op.alpha_field) return fused_variable_applies(op, device);
   for (int axis = 0; axis < 3; ++axis)

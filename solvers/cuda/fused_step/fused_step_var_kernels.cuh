@@ -160,10 +160,12 @@ struct PlainLineEnds {
   }
   // The face past the lane's last unknown where the line ends in its chunk.
   __device__ __forceinline__ int q_end() const { return max(0, min(lim, C)); }
-  // The identity term of row q (C rows, compile-time q).
-  __device__ __forceinline__ T mass(int q) const {
-    const T first_row = (halve_lo && lane == 0) || (halve_hi && lim == 1) ? T(0.5) : T(1);
-    return q == 0 ? first_row : q == lim - 1 && halve_hi ? T(0.5) : T(1);
+  // The identity term of row q (C rows, compile-time q), with a Robin end's share of the
+  // halved end row's diagonal (robin_lo, robin_hi: RobinEnds::term, 0 at other ends).
+  __device__ __forceinline__ T mass(int q, T robin_lo, T robin_hi) const {
+    const bool lo_row = q == 0 && halve_lo && lane == 0;
+    const bool hi_row = q == lim - 1 && halve_hi;
+    return (lo_row || hi_row ? T(0.5) : T(1)) + (lo_row ? robin_lo : T(0)) + (hi_row ? robin_hi : T(0));
   }
   // The end rows of the lane's chunk in place (c: its first row, rows `stride` apart, the
   // Dirichlet nodes beside the line at c[-stride] and c[lim stride]), before the solve
@@ -182,6 +184,22 @@ struct PlainLineEnds {
   }
 };
 
+// Robin faces' share of a halved end row's diagonal: tau h / h_grid, half of the implicit
+// rows' tau beta (beta = 2 h / h_grid, discretization.hpp), from the face's constant h or
+// its face array (a line's entry: face_entry_of its nodes); 0 on faces that are not Robin.
+// Faces by compile-time index: a run-time index into a kernel's parameters puts them in
+// local memory.
+template <class T>
+struct RobinEnds {
+  T h[6];               // the constant h (0: not Robin, or a field)
+  const T* h_field[6];  // h over the face, or null
+  T inv_h[3];
+  template <int kFace>
+  __device__ __forceinline__ T term(T tau, std::size_t entry) const {
+    return tau * inv_h[kFace / 2] * (h_field[kFace] ? h_field[kFace][entry] : h[kFace]);
+  }
+};
+
 template <class T>
 struct VarPassArgs {
   int n[3];
@@ -196,8 +214,9 @@ struct VarPassArgs {
   int material_pitch;
   // The Neumann faces (bit face_index), for the kernels built with kNeumann: their nodes
   // are unknowns too (first_unknown_of), and the rhs comes halved at them from the x pass
-  // (ends_scale).
+  // (ends_scale); those that are Robin faces add their terms to the end rows.
   int neumann_faces;
+  RobinEnds<T> robin;
 };
 
 // The shape, spacing and material index of op into a variable pass's arguments
@@ -211,6 +230,11 @@ void take_operator(Args& a, const OperatorView<T>& op) {
   a.material = op.material;
   a.material_face_mean = op.material_face_mean;
   a.material_pitch = op.material_pitch;
+  for (int face = 0; face < 6; ++face) {
+    a.robin.h[face] = op.robin_h[face];
+    a.robin.h_field[face] = op.robin_h_field[face];
+  }
+  for (int axis = 0; axis < 3; ++axis) a.robin.inv_h[axis] = op.inv_h[axis];
 }
 
 // Plain y/z solves of an alpha field (yz_var_kernel with kSolveOnly, WarpLineSolve): the
@@ -488,14 +512,20 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
     ends.end_rows(tile + (lane_node - d0) * P + warp * LPW + s, P, face_first, face_past);
   };
   const int q_end = ends.q_end();
-  // Line s of this warp's in tile (in place), its faces by face(q).
-  auto solve_line = [&](T* tile, int s, auto face) {
+  // Line s of this warp's in tile t (in place), its faces by face(q).
+  auto solve_line = [&](T* tile, int t, int s, auto face) {
     T* c = tile + (lane_node - d0) * P + warp * LPW + s;
     T v[C];
 #pragma unroll
     for (int q = 0; q < C; ++q) v[q] = q < lim ? c[q * P] : T(0);
     if constexpr (kSolveOnly || kNeumann) {
-      warp_solve_var<T, C, false>(v, face, [&](int q) { return ends.mass(q); }, lim);
+      // The line's entry in its faces' arrays (a line past the grid's takes entry 0).
+      const int i = (t % tiles_i) * L + warp * LPW + s;
+      const std::size_t entry =
+          i >= i_first && i <= i_last ? i + static_cast<std::size_t>(nx) * (o_first + t / tiles_i) : 0;
+      const T robin_lo = a.robin.template term<2 * kAxis>(a.tau, entry);
+      const T robin_hi = a.robin.template term<2 * kAxis + 1>(a.tau, entry);
+      warp_solve_var<T, C, false>(v, face, [&](int q) { return ends.mass(q, robin_lo, robin_hi); }, lim);
     } else {
       warp_solve_var<T, C, false>(v, face, [](int) { return T(1); }, lim);
     }
@@ -558,7 +588,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
               else
                 copy_alpha_part(next, g);
             });
-            for_each_index([&](auto k) { solve_line(tile, g * FG + k, [&](int q) { return w[k][q]; }); },
+            for_each_index([&](auto k) { solve_line(tile, t, g * FG + k, [&](int q) { return w[k][q]; }); },
                            std::make_integer_sequence<int, FG>{});
           },
           std::make_integer_sequence<int, LPW / FG>{});
@@ -566,7 +596,7 @@ __global__ void __launch_bounds__(32 * W, (yz_var_min_blocks<T, C, NB, W>()))
 #pragma unroll 1
       for (int s = 0; s < LPW; ++s) {
         if constexpr (kSolveOnly) end_rows(tile, s, face_of(atile, s, 0), face_of(atile, s, q_end));
-        solve_line(tile, s, [&](int q) { return face_of(atile, s, q); });
+        solve_line(tile, t, s, [&](int q) { return face_of(atile, s, q); });
       }
     }
     __syncthreads();

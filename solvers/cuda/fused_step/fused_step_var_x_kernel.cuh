@@ -52,6 +52,7 @@ struct VarXArgs {
   int material_count;
   PlaneTasks tasks;  // the blocks' share of the (slab, plane) units
   int neumann_faces;  // (kNeumann) bit face_index, as VarPassArgs
+  RobinEnds<T> robin;  // (kNeumann) as VarPassArgs
 };
 
 // The ring's slots of u, and of alpha one fewer: a plane's alpha is read for the last time
@@ -439,6 +440,8 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       if (lane == 0) bulk_wait_read();
       __syncwarp();
       const T dt = kNeumann ? a.dt * T(ends_scale(j, ny, k, nz)) : a.dt;
+      // The line's entry in the x faces' arrays (a warp past the grid's takes entry 0).
+      const std::size_t robin_entry = line ? static_cast<std::size_t>(k) * ny + j : 0;
       if (a.f)
         finish_rhs_rows<T, C, true>(v, stage, a.f, row, first0, last0, line, dt, read_row);
       else
@@ -458,7 +461,15 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
               // A Neumann end row's outer face (its ghost's) has no weight in the halved row.
               return kNeumann && ends.ghost_face(q) ? T(0) : w;
             },
-            [&](int q) { return kNeumann && ends.end_row(q) ? T(0.5) : T(1); }, lim);
+            [&](int q) {
+              if constexpr (kNeumann) {
+                if (ends.end_row(q))
+                  return T(0.5) + (q == 0 && ends.lo ? a.robin.template term<0>(a.tau, robin_entry)
+                                                     : a.robin.template term<1>(a.tau, robin_entry));
+              }
+              return T(1);
+            },
+            lim);
       // A chunk past the line read f from other lanes' rows, which they now overwrite.
       __syncwarp();
       T* out = stage + lane_row;

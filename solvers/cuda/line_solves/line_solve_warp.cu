@@ -148,8 +148,9 @@ bool WarpLineSolve<T>::run(const OperatorView<T>& op, int axis, T tau, T* d, CUs
   // Cyclic lines of an alpha field (each its own correction) keep the other solvers.
   const bool cyclic = op.lo[axis] == BoundaryKind::periodic;
   if (cyclic && (op.alpha_field || op.n[axis] < 3)) return false;
-  // Robin lines that differ (an h field; an alpha field's kernels know no Robin diagonal).
-  if (robin_axis(op, axis) && !lines_alike(op, axis)) return false;
+  // Robin lines of constant alpha that an h field makes differ (the shared factors cannot
+  // take them; an alpha field's kernels take each line's Robin terms: RobinEnds).
+  if (robin_axis(op, axis) && !op.alpha_field && !lines_alike(op, axis)) return false;
   // Every line, those of face nodes of the other axes too (as the other line solvers):
   // over the unknowns of the line's own axis. Dirichlet end nodes are not unknowns; every
   // node of a periodic line is.

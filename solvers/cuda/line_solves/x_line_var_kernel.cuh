@@ -117,7 +117,9 @@ __global__ void __launch_bounds__(32 * kXLineWarps, 1) x_line_var_kernel(VarSolv
       T v[C];
 #pragma unroll
       for (int q = 0; q < C; ++q) v[q] = chunk[q];
-      warp_solve_var<T, C>(v, face, [&](int q) { return ends.mass(q); }, ends.lim);
+      const std::size_t entry = lines.row(g);  // the line's in the x faces' arrays
+      const T robin_lo = a.robin.template term<0>(a.tau, entry), robin_hi = a.robin.template term<1>(a.tau, entry);
+      warp_solve_var<T, C>(v, face, [&](int q) { return ends.mass(q, robin_lo, robin_hi); }, ends.lim);
 #pragma unroll
       for (int q = 0; q < C; ++q) chunk[q] = v[q];
     };
