@@ -133,6 +133,12 @@ bool mpi_compiled() { return true; }
 MpiSession::MpiSession(int* argc, char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
+  // A process no launcher started is one rank: MPI is left unstarted, since OpenMPI's
+  // singleton start forks its daemon, much of a small run's start-up.
+  if (!initialized && !started_by_launcher()) {
+    world_ = make_self_communicator();
+    return;
+  }
   if (!initialized) {
     int provided = 0;
     // Funneled: only the main thread calls MPI (the snapshot writer thread does not).

@@ -14,7 +14,8 @@ bool mpi_compiled();
 
 class MpiSession {
  public:
-  // Starts MPI when the build has it; throws std::runtime_error where a launcher started
+  // Starts MPI when the build has it and a launcher started the process (a process started
+  // alone is one rank without MPI); throws std::runtime_error where a launcher started
   // several ranks of a build without MPI.
   MpiSession(int* argc, char*** argv);
   ~MpiSession();
@@ -40,5 +41,7 @@ class MpiSession {
 
 // The number of ranks a launcher says it started (OpenMPI, MPICH/PMI, Slurm), 1 if none.
 int launcher_rank_count();
+// Whether a launcher's variables are in the environment (a run under mpirun or srun).
+bool started_by_launcher();
 
 }  // namespace adi3d

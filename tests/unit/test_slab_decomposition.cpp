@@ -198,12 +198,32 @@ TEST(MpiSession, LauncherRankCountFromTheEnvironment) {
   test::ScopedEnv ompi("OMPI_COMM_WORLD_SIZE", nullptr), pmi("PMI_SIZE", nullptr), pmix("PMIX_SIZE", nullptr),
       local("MPI_LOCALNRANKS", nullptr), slurm("SLURM_NTASKS", nullptr);
   EXPECT_EQ(launcher_rank_count(), 1);
+  EXPECT_FALSE(started_by_launcher());
   {
     test::ScopedEnv three("OMPI_COMM_WORLD_SIZE", "3");
     EXPECT_EQ(launcher_rank_count(), 3);
+    EXPECT_TRUE(started_by_launcher());
   }
   test::ScopedEnv two("PMI_SIZE", "2");
   EXPECT_EQ(launcher_rank_count(), 2);
+}
+
+// A process started alone runs as one rank without starting MPI (its start-up saved);
+// under a launcher, even of one rank, MPI starts.
+TEST(MpiSession, OneRankWithoutALauncher) {
+  test::ScopedEnv ompi("OMPI_COMM_WORLD_SIZE", nullptr), pmi("PMI_SIZE", nullptr), pmix("PMIX_SIZE", nullptr),
+      local("MPI_LOCALNRANKS", nullptr), slurm("SLURM_NTASKS", nullptr);
+  int argc = 1;
+  char name[] = "adi3d";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  MpiSession session(&argc, &argv);
+  EXPECT_EQ(session.size(), 1);
+  EXPECT_EQ(session.rank(), 0);
+  EXPECT_EQ(session.local_size(), 1);
+  double value = 2.5;
+  session.world().allreduce_max(&value, 1);
+  EXPECT_EQ(value, 2.5);
 }
 
 TEST(ReducedSystem, PartitionedLinesEqualTheWholeLine) {
