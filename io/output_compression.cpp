@@ -1,6 +1,6 @@
 #include "io/output_compression.hpp"
 
-#include <hdf5.h>
+#include "io/hdf5_handles.hpp"
 
 namespace adi3d::io {
 namespace {
@@ -8,6 +8,7 @@ namespace {
 // Whether this HDF5 library can write with the filter (a filter may be present for
 // reading only: szip without its encoder).
 bool can_encode(H5Z_filter_t filter) {
+  h5::Hdf5Lock lock;  // the writer thread may be in the library
   if (H5Zfilter_avail(filter) <= 0) return false;
   unsigned config = 0;
   if (H5Zget_filter_info(filter, &config) < 0) return false;
