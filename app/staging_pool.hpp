@@ -46,10 +46,10 @@ class StagingPool {
     }
     if (state_->free.empty()) {
       before_waiting();
+      ++state_->waits;  // counted as it begins: the writer may look while stepping waits
       const auto start = std::chrono::steady_clock::now();
       state_->returned.wait(lock, [this] { return !state_->free.empty(); });
       state_->waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ++state_->waits;
     }
     T* p = state_->free.back();
     state_->free.pop_back();
@@ -71,7 +71,8 @@ class StagingPool {
   // Buffers made so far (never more than capacity()), and the most in use at once.
   std::size_t allocated() const { return locked([](const State& s) { return s.buffers.size(); }); }
   std::size_t peak_in_use() const { return locked([](const State& s) { return s.peak; }); }
-  // How often, and how long in all, acquire() waited for the writer.
+  // How often acquire() waited for the writer (a wait counts from its start), and how
+  // long in all (waits that ended).
   long waits() const { return locked([](const State& s) { return s.waits; }); }
   double waited_seconds() const { return locked([](const State& s) { return s.waited; }); }
 

@@ -129,7 +129,10 @@ void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, cons
   Handle dapl = field_access(grid, value_bytes, file);
   Handle set(H5Dcreate2(parent, field.name.c_str(), stored, space, H5P_DEFAULT, dcpl, dapl), H5Dclose, file, what);
   Handle dxpl = field_transfer(stored != in_memory, file);
-  check(H5Dwrite(set, in_memory, H5S_ALL, H5S_ALL, dxpl, field.data()), file, what);
+  if (compression.on())
+    check(H5Dwrite(set, in_memory, H5S_ALL, H5S_ALL, dxpl, field.data()), file, what);
+  else
+    write_contiguous(set, in_memory, field.data(), grid, value_bytes, dxpl, file, what);
   set.close(file, what);
 }
 
