@@ -37,6 +37,10 @@ int bench_poisson(const std::vector<std::string>& args);
 nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std::string& precision, double tol,
                                  BackendKind kind, int repetitions);
 
+// adi3d bench output [options]: a snapshot through the pipeline against the disk's
+// sequential floor, in the same run (bench_output.cpp).
+int bench_output(const std::vector<std::string>& args);
+
 // adi3d bench scaling [options], on every rank of an mpirun (bench_scaling.cpp).
 int bench_scaling(const std::vector<std::string>& args, MpiSession& mpi);
 

@@ -36,6 +36,8 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
     return bench_tridiag(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args.front() == "adi")  // its own options (--parts, --solve-sizes, ...)
     return bench_adi(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args.front() == "output")  // its own options (--n, --dir, --compression, ...)
+    return bench_output(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args.front() == "poisson")  // its own options (--precisions, --backend, ...)
     return bench_poisson(std::vector<std::string>(args.begin() + 1, args.end()));
   BenchOptions options;
@@ -61,6 +63,8 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
                    "        (adi3d bench adi --help)\n"
                    "  poisson  a Poisson deck in double, float and mixed precision: time, iterations, errors\n"
                    "        (adi3d bench poisson --help)\n"
+                   "  output   a snapshot through the pipeline vs the disk's sequential write + fsync\n"
+                   "        (adi3d bench output --help)\n"
                    "  scaling  distributed step, weak or strong, under mpirun (adi3d bench scaling --help)\n\n"
                 << visible;
       return vm.count("help") ? kExitOk : kExitUsage;
@@ -82,7 +86,7 @@ int bench_command(const std::vector<std::string>& args, MpiSession& mpi) {
     if (options.sizes.empty()) options.sizes = {256, 512};
     return bench_gpu(options);
   }
-  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu, tridiag, adi, poisson, scaling)\n";
+  std::cerr << "adi3d bench: unknown kind '" << kind << "' (expected: cpu, gpu, tridiag, adi, poisson, output, scaling)\n";
   return kExitUsage;
 }
 

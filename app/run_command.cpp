@@ -114,6 +114,10 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   if (!outputs->outputs().empty()) {
     for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
     summary["outputs"] = outputs->outputs();
+    // Stepping's time lost to a writer slower than the steps (the warning said when it began).
+    const double waited = outputs->writer_wait_seconds();
+    if (waited > 0) std::printf("  output wait  %.3g s (stepping waited for the snapshot writer)\n", waited);
+    summary["output_wait_seconds"] = waited;
   }
   report_timings(how, r.timings, summary);
   if (r.stopped_by) {

@@ -5,6 +5,9 @@
 #include "io/hdf5_snapshots.hpp"
 #include "io/vtk_snapshots.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -31,6 +34,18 @@ bool has(const std::vector<std::string>& v, const char* name) {
   return std::find(v.begin(), v.end(), name) != v.end();
 }
 
+// Staging buffers: two snapshots' fields (one written while the next is staged); a
+// checkpoint takes one of them.
+template <class T>
+std::size_t staging_capacity(const io::RunConfig& config, const ProblemSetup<T>& problem) {
+  const std::vector<std::string>& fields = config.output.fields;
+  const std::size_t per_snapshot = (fields.empty() || has(fields, "u") ? 1 : 0) +
+                                   (has(fields, "error") && problem.exact ? 1 : 0);
+  return 2 * std::max<std::size_t>(per_snapshot, 1);
+}
+
+std::string gigabytes(std::size_t bytes) { return fmt::format("{:.2f} GB", static_cast<double>(bytes) * 1e-9); }
+
 }  // namespace
 
 template <class T>
@@ -43,6 +58,7 @@ std::unique_ptr<SnapshotPipeline<T>> SnapshotPipeline<T>::for_run(const io::RunC
   info.deck_text = config.deck_text;
   info.version = "adi3d " + version_string();
   info.problem = io::to_string(config.problem);
+  info.compression = config.output.compression;
   std::vector<std::unique_ptr<io::SnapshotWriter>> writers;
   if (!problem.root()) return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value());
   if (config.output.hdf5) writers.push_back(std::make_unique<io::Hdf5SeriesWriter>(info, resume_step));
@@ -54,7 +70,8 @@ template <class T>
 SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const ProblemSetup<T>& problem,
                                       std::vector<std::unique_ptr<io::SnapshotWriter>> writers, bool resumed,
                                       std::size_t queue_depth)
-    : config_(config), grid_(config.grid), slab_(problem.diffusion.slab), resumed_(resumed), queue_(queue_depth) {
+    : config_(config), grid_(config.grid), slab_(problem.diffusion.slab), resumed_(resumed),
+      pool_(config.grid.size(), staging_capacity(config, problem)), queue_(queue_depth) {
   for (auto& w : writers) writers_.push_back(std::move(w));
   if (slab_.distributed()) comm_ = problem.comm;
   wanted_ = comm_ ? config.output.hdf5 || config.output.vtk : !writers_.empty();
@@ -83,66 +100,104 @@ template <class T>
 SnapshotPipeline<T>::~SnapshotPipeline() = default;
 
 template <class T>
-std::shared_ptr<std::vector<T>> SnapshotPipeline<T>::download(Backend<T>& backend, const T* u) {
-  // The one synchronous part: the device-to-host copy into a buffer the job then owns.
-  if (comm_) {
-    std::vector<T> owned(slab_.owned_size());
-    backend.download(u + slab_.owned_offset(), owned.data(), owned.size());
-    std::vector<T> whole = gather(owned.data());
-    return comm_->rank() == 0 ? std::make_shared<std::vector<T>>(std::move(whole)) : nullptr;
+typename SnapshotPipeline<T>::Staged SnapshotPipeline<T>::stage(Backend<T>& backend, const T* u) {
+  const auto wait_for_writer = [this] { warn_writer_behind(); };
+  if (!comm_) {
+    std::shared_ptr<T> buffer = pool_.acquire(backend, wait_for_writer);
+    std::shared_ptr<PendingDownload> copy = backend.start_download(u, buffer.get(), grid_.size());
+    return {std::move(buffer), std::move(copy)};
   }
-  auto host = std::make_shared<std::vector<T>>(grid_.size());
-  backend.download(u, host->data(), host->size());
-  return host;
+  // Distributed: the gather needs every rank's planes on the host now.
+  if (owned_.empty()) owned_ = backend.allocate_host_staging(slab_.owned_size());
+  backend.start_download(u + slab_.owned_offset(), owned_.data(), owned_.size())->wait();
+  Staged staged;
+  if (comm_->rank() == 0) {
+    staged.values = pool_.acquire(backend, wait_for_writer);
+    staged.copy = std::make_shared<FinishedDownload>();
+  }
+  // Ranks own consecutive planes in rank order: the gather lays them out as the grid.
+  comm_->gather(owned_.data(), slab_.owned_size() * sizeof(T), staged.values.get(), 0);
+  return staged;
+}
+
+template <class T>
+io::FieldBuffer SnapshotPipeline<T>::staged_field(const std::string& name, const Staged& staged, bool single) const {
+  staged.copy->wait();
+  io::FieldBuffer f;
+  f.name = name;
+  f.single = single || std::is_same_v<T, float>;
+  f.staged = {staged.values, staged.values.get(), grid_.size(), std::is_same_v<T, float>};
+  return f;
+}
+
+template <class T>
+void SnapshotPipeline<T>::warn_writer_behind() {
+  if (warned_) return;
+  warned_ = true;
+  spdlog::warn("output: the writer is behind (the disk is slower than the steps between snapshots); stepping "
+               "waits for it at step {} (host staging bounded to {} buffers, {})",
+               step_, pool_.capacity(), gigabytes(pool_.bytes_bound()));
+}
+
+template <class T>
+double SnapshotPipeline<T>::writer_wait_seconds() {
+  return pool_.waited_seconds() + queue_.waited_seconds();
 }
 
 template <class T>
 void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, const T* u) {
   queue_.check();
   last_snapshot_step_ = step;
+  step_ = step;
   if (!wanted_) return;
   const bool root = !comm_ || comm_->rank() == 0;
-  if (backend_alpha_) {  // once, on every rank alike (the download gathers)
-    const std::shared_ptr<std::vector<T>> alpha = download(backend, backend_alpha_);
-    if (root) alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha->data(), alpha->size(), config_.output.single));
+  if (backend_alpha_) {  // once, on every rank alike (the gather is collective)
+    std::vector<T> owned(comm_ ? slab_.owned_size() : grid_.size());
+    backend.download(backend_alpha_ + (comm_ ? slab_.owned_offset() : 0), owned.data(), owned.size());
+    const std::vector<T> alpha = gather(owned.data());
+    if (root) alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config_.output.single));
     backend_alpha_ = nullptr;
   }
   // The error against check.exact, formed and reduced where the backend is (collective);
   // a non-finite exact solution is a deck error here, on every rank.
   std::optional<physics::ErrorNorms> norms;
-  std::shared_ptr<std::vector<T>> error;
+  Staged error;
   if (exact_) {
-    Array<T> e = backend.allocate(slab_.local.size());
-    norms = error_against(*exact_, t, backend, u, comm_, e.data());
-    error = download(backend, e.data());
+    // Kept: the next snapshot's error is formed on the backend's stream after this
+    // snapshot's download of it.
+    if (error_.empty()) error_ = backend.allocate(slab_.local.size());
+    norms = error_against(*exact_, t, backend, u, comm_, error_.data());
+    error = stage(backend, error_.data());
   }
-  const std::shared_ptr<std::vector<T>> host = want_u_ ? download(backend, u) : nullptr;
+  const Staged host = want_u_ ? stage(backend, u) : Staged{};
   if (!root) return;
   ++snapshots_;
-  // Everything below runs on the writer thread: conversion and the files.
+  // Everything below runs on the writer thread: it waits for the downloads and writes
+  // the staged buffers as they are.
   queue_.push([this, host, error, norms, step, t] {
     io::Snapshot s;
     s.step = step;
     s.time = t;
     const bool single = config_.output.single;
-    if (host) s.fields.push_back(to_field("u", host->data(), host->size(), single));
+    if (host.values) s.fields.push_back(staged_field("u", host, single));
     if (norms) {
       s.has_error_norms = true;
       s.error_l2 = norms->l2;
       s.error_max = norms->max;
     }
-    if (error) s.fields.push_back(to_field("error", error->data(), error->size(), single));
+    if (error.values) s.fields.push_back(staged_field("error", error, single));
     if (alpha_) s.fields.push_back(*alpha_);
     for (const auto& w : writers_) w->write(s);
-  });
+  }, [this] { warn_writer_behind(); });
 }
 
 template <class T>
 void SnapshotPipeline<T>::checkpoint(long step, double t, Backend<T>& backend, const T* u) {
   queue_.check();
-  std::shared_ptr<std::vector<T>> host = download(backend, u);
+  step_ = step;
+  const Staged host = stage(backend, u);
   ++checkpoints_;  // on every rank: the summary's outputs name the file everywhere
-  if (!host) return;
+  if (!host.values) return;
   queue_.push([this, host, step, t] {
     io::CheckpointState state;
     state.grid = grid_;
@@ -151,9 +206,9 @@ void SnapshotPipeline<T>::checkpoint(long step, double t, Backend<T>& backend, c
     state.time = t;
     state.deck_text = config_.deck_text;
     state.version = "adi3d " + version_string();
-    state.u = to_field("u", host->data(), host->size(), false);  // the run's precision, always
+    state.u = staged_field("u", host, false);  // the run's precision, always
     io::write_checkpoint((std::filesystem::path(config_.output.dir) / "checkpoint.h5").string(), state);
-  });
+  }, [this] { warn_writer_behind(); });
 }
 
 template <class T>

@@ -1,10 +1,19 @@
 #pragma once
 // The snapshot pipeline of a run: decides when to write (output.every or
-// output.interval, the final state, output.checkpoint_every), copies the field from the
-// backend into a host buffer, and hands the writing (HDF5 + XDMF, VTK, checkpoints) to a
-// background writer thread (io/snapshot_queue.hpp), so that stepping goes on while the
-// files are written. Write errors come back to the main thread at the next snapshot or
-// at the end (finish()).
+// output.interval, the final state, output.checkpoint_every), starts the download of the
+// fields from the backend into host staging buffers, and hands the writing (HDF5 + XDMF,
+// VTK, checkpoints) to a background writer thread (io/snapshot_queue.hpp), so that
+// stepping goes on while the files are written. Write errors come back to the main thread
+// at the next snapshot or at the end (finish()).
+//
+// Host memory (issue 38, output that keeps up): each field goes from the backend into a
+// staging buffer of a bounded pool (staging_pool.hpp; pinned on CUDA, where the copy runs
+// on the backend's stream and the host does not wait for it), and the writers consume that
+// buffer in place: no other copy of a field is made (HDF5 converts a double field stored
+// as float32 in strips while it writes). The pool holds at most 2 x (fields per snapshot)
+// buffers of one field each (u and error: 4; at 1024^3 in float 4 x 4.3 GB), so one
+// snapshot is written while the next is staged. When the writer falls behind, the next
+// snapshot waits for a buffer: stepping waits, with one warning the first time.
 //
 // A heat run passes it to run_heat as its RunObserver. A steady (Poisson) solve calls
 // snapshot() once with its result and then finish().
@@ -14,11 +23,12 @@
 // that only what is written comes to the host.
 //
 // Distributed runs: every rank makes the pipeline and takes part in each snapshot and
-// checkpoint; the ranks' owned planes are gathered on rank 0, which alone writes (the
-// files are those of a one-rank run). Rank 0 then holds the whole field in host memory
-// while it writes.
+// checkpoint; each rank downloads its owned planes into a staging buffer of its own, and
+// they are gathered into a pool buffer on rank 0, which alone writes (the files are those
+// of a one-rank run). Rank 0's bound is the pool's plus its own slab's buffer.
 #include "app/heat_run.hpp"
 #include "app/problem_setup.hpp"
+#include "app/staging_pool.hpp"
 #include "io/snapshot.hpp"
 #include "io/snapshot_queue.hpp"
 
@@ -37,7 +47,8 @@ class SnapshotPipeline final : public RunObserver<T> {
   static std::unique_ptr<SnapshotPipeline> for_run(const io::RunConfig& config, const ProblemSetup<T>& problem,
                                                    std::optional<long> resume_step = std::nullopt);
 
-  // Explicit writers (tests inject their own); `queue_depth` bounds the jobs in flight.
+  // Explicit writers (tests inject their own); `queue_depth` bounds the jobs in flight (the
+  // staging pool bounds the memory they hold).
   SnapshotPipeline(const io::RunConfig& config, const ProblemSetup<T>& problem,
                    std::vector<std::unique_ptr<io::SnapshotWriter>> writers, bool resumed = false,
                    std::size_t queue_depth = 2);
@@ -61,6 +72,10 @@ class SnapshotPipeline final : public RunObserver<T> {
   void finish();
 
   long snapshots_queued() const { return snapshots_; }
+  // Seconds stepping waited for the writer (for a staging buffer or a queue slot), in all.
+  double writer_wait_seconds();
+  // The staging buffers: how many exist, the most in use at once, and the bound on both.
+  const StagingPool<T>& staging() const { return pool_; }
   long checkpoints_queued() const { return checkpoints_; }
   // What was written where, for the run summary.
   std::vector<std::string> outputs() const;
@@ -68,10 +83,20 @@ class SnapshotPipeline final : public RunObserver<T> {
  private:
   bool snapshot_due(long step, double t) const;
   bool checkpoint_due(long step) const;
-  // The whole field in host memory: null on the ranks other than 0 of a distributed run.
-  std::shared_ptr<std::vector<T>> download(Backend<T>& backend, const T* u);
+  // One field on its way to the writer: a pool buffer and the download that fills it
+  // (null on the ranks other than 0 of a distributed run).
+  struct Staged {
+    std::shared_ptr<T> values;
+    std::shared_ptr<PendingDownload> copy;
+  };
+  Staged stage(Backend<T>& backend, const T* u);
+  // The field a writer reads: the staged buffer itself, once its download is done (on the
+  // writer thread).
+  io::FieldBuffer staged_field(const std::string& name, const Staged& staged, bool single) const;
   // The whole field from each rank's slab (owned planes), on rank 0.
   std::vector<T> gather(const T* local_owned) const;
+  // The one warning, the first time stepping waits for the writer.
+  void warn_writer_behind();
 
   const io::RunConfig& config_;
   Grid3 grid_;
@@ -87,6 +112,11 @@ class SnapshotPipeline final : public RunObserver<T> {
   double next_time_ = 0;  // the next output.interval snapshot's time
   long last_snapshot_step_ = -1;
   long snapshots_ = 0, checkpoints_ = 0;
+  long step_ = 0;                // the step being written (for the warning)
+  bool warned_ = false;
+  Array<T> error_;               // backend memory for u - exact, kept between snapshots
+  Array<T> owned_;               // a rank's owned planes on their way to rank 0 (distributed)
+  StagingPool<T> pool_;          // before queue_: jobs give their buffers back to it
   io::WriterQueue queue_;  // last: its thread stops before the members it uses go
 };
 

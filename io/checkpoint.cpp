@@ -34,7 +34,8 @@ unsigned long long fnv1a64(const void* data, std::size_t bytes) {
 void write_checkpoint(const std::string& path, const CheckpointState& s) {
   const std::string tmp = path + ".tmp";
   const FieldBuffer& u = s.u;
-  if (u.name != "u" || u.single != (s.precision == Precision::f32))
+  // The checksum is over the bytes stored: the values in memory must be in that type.
+  if (u.name != "u" || u.single != (s.precision == Precision::f32) || u.data_single() != u.single)
     throw OutputError(tmp + ": checkpoint field is not 'u' in the run precision");
   try {
     h5::Hdf5Lock lock;

@@ -37,6 +37,9 @@ const std::vector<KeySpec>& deck_schema() {
       {"output.fields", false, "u error alpha", "any of: u error alpha (error needs check.exact, alpha a "
        "variable diffusivity); default: those available"},
       {"output.checkpoint_every", false, "0", "write OUTPUT_DIR/checkpoint.h5 every N steps (0: never)"},
+      {"output.compression", false, "none",
+       "HDF5 snapshot datasets: none, gzip[:LEVEL] (shuffle + deflate, level 1-9, default 1) or szip; "
+       "lossless, chunked by planes, slower to write"},
       {"check.exact", false, "", "exact solution, formula in x,y,z,t: errors are reported"},
   };
   return keys;

@@ -1,5 +1,7 @@
 #include "io/hdf5_handles.hpp"
 
+#include "io/hdf5_layout.hpp"
+
 #include <fmt/format.h>
 
 namespace adi3d::io::h5 {
@@ -112,17 +114,25 @@ bool has_link(hid_t parent, const std::string& name, const std::string& file) {
   return check(H5Lexists(parent, name.c_str(), H5P_DEFAULT), file, "look up '" + name + "'") > 0;
 }
 
-void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file) {
+void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file,
+                 const Compression& compression) {
   const std::string what = "write dataset '" + field.name + "'";
   if (field.size() != grid.size())
     throw OutputError(fmt::format("{}: {}: {} values for a grid of {}", file, what, field.size(), grid.size()));
   const hsize_t dims[3] = {static_cast<hsize_t>(grid.n[2]), static_cast<hsize_t>(grid.n[1]),
                            static_cast<hsize_t>(grid.n[0])};
-  const hid_t type = field.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t stored = field.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t in_memory = field.data_single() ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const std::size_t value_bytes = field.single ? sizeof(float) : sizeof(double);
   Handle space = make_space(3, dims, file);
-  Handle set(H5Dcreate2(parent, field.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-             H5Dclose, file, what);
-  check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, field.data()), file, what);
+  Handle dcpl = field_creation(grid, value_bytes, compression, file);
+  Handle dapl = field_access(grid, value_bytes, file);
+  Handle set(H5Dcreate2(parent, field.name.c_str(), stored, space, H5P_DEFAULT, dcpl, dapl), H5Dclose, file, what);
+  Handle dxpl = field_transfer(stored != in_memory, file);
+  if (compression.on())
+    check(H5Dwrite(set, in_memory, H5S_ALL, H5S_ALL, dxpl, field.data()), file, what);
+  else
+    write_contiguous(set, in_memory, field.data(), grid, value_bytes, dxpl, file, what);
   set.close(file, what);
 }
 

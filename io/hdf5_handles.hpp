@@ -3,6 +3,7 @@
 // throws OutputError "<file>: <operation>: <HDF5's innermost reason>". HDF5's own error
 // printing is switched off; all HDF5 use in adi3d is serialised by Hdf5Lock, so the
 // writer thread and the main thread (restart, tests) never call into the library at once.
+#include "io/output_compression.hpp"
 #include "io/snapshot.hpp"
 
 #include <hdf5.h>
@@ -60,8 +61,10 @@ Handle open_group(hid_t parent, const std::string& name, const std::string& file
 Handle create_group(hid_t parent, const std::string& name, const std::string& file);
 bool has_link(hid_t parent, const std::string& name, const std::string& file);
 
-// 3D dataset shaped (nz, ny, nx) from x-fastest data.
-void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file);
+// 3D dataset shaped (nz, ny, nx) from x-fastest data, stored as field.single says (HDF5
+// converts from the memory type only when the two differ), laid out as hdf5_layout.hpp says.
+void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file,
+                 const Compression& compression = {});
 // Reads a (nz, ny, nx) dataset into doubles or floats (converted by HDF5 when needed).
 void read_field(hid_t parent, const std::string& name, const Grid3& grid, bool single,
                 std::vector<float>* f32, std::vector<double>* f64, const std::string& file);

@@ -108,7 +108,7 @@ void Hdf5SeriesWriter::write(const Snapshot& s) {
       h5::write_attr(group, "error_max", s.error_max, h5_path_);
     }
     for (const FieldBuffer& f : s.fields) {
-      h5::write_field(group, f, info_.grid, h5_path_);
+      h5::write_field(group, f, info_.grid, h5_path_, info_.compression);
       entry.fields.push_back({f.name, f.single});
     }
     group.reset();
@@ -116,6 +116,10 @@ void Hdf5SeriesWriter::write(const Snapshot& s) {
     // Closing the file flushes it: a failure here (a full disk) is a failed snapshot.
     file.close(h5_path_, "close (flush) the file after snapshot " + label);
   }
+  // On the disk before the index names it, and before the writer takes the next snapshot:
+  // the writer's pace is then the disk's (which is what stepping waits for when it falls
+  // behind), not the page cache's, and dirty pages never pile up in host memory.
+  fsync_file(h5_path_);
   entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
                                 [&](const XdmfEntry& e) { return e.step >= s.step; }),
                  entries_.end());

@@ -7,9 +7,10 @@
 //   /snapshots/000010 attributes time, step (and error_l2, error_max with an exact
 //                     solution); datasets u, error, alpha shaped (nz, ny, nx), x fastest
 //
-// The file is opened, extended and closed for every snapshot, so between snapshots it
-// is always complete on disk; the XDMF file is then replaced atomically, so a crash at
-// any point leaves a series ParaView can read.
+// The file is opened, extended, closed and fsynced for every snapshot, so between
+// snapshots it is always complete on disk; the XDMF file is then replaced atomically, so a
+// crash at any point leaves a series ParaView can read. Datasets are contiguous, or
+// chunked and filtered with output.compression (hdf5_layout.hpp).
 #include "io/snapshot.hpp"
 #include "io/xdmf_writer.hpp"
 

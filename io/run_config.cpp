@@ -108,7 +108,7 @@ DiffusivityConfig read_diffusivity(const Deck& deck) {
   return d;
 }
 
-// output.interval, output.precision, output.fields, output.checkpoint_every.
+// output.interval, output.precision, output.compression, output.fields, output.checkpoint_every.
 void read_output_extras(const Deck& deck, RunConfig& c) {
   OutputConfig& o = c.output;
   o.interval = deck.query_double("output.interval").value_or(0);
@@ -116,6 +116,12 @@ void read_output_extras(const Deck& deck, RunConfig& c) {
   if (o.interval > 0 && o.every > 0)
     deck.fail("output.interval", "give output.every (steps) or output.interval (time), not both");
   o.single = choose<bool>(deck, "output.precision", "same", {{"same", false}, {"float", true}});
+  if (const std::optional<std::string> text = deck.query_string("output.compression")) {
+    std::string why;
+    const std::optional<Compression> compression = parse_compression(*text, &why);
+    if (!compression) deck.fail("output.compression", why);
+    o.compression = *compression;
+  }
   o.checkpoint_every = deck.query_int("output.checkpoint_every").value_or(0);
   if (o.checkpoint_every < 0) deck.fail("output.checkpoint_every", "must be >= 0");
   const bool variable_alpha = c.diffusivity.kind != DiffusivityConfig::Kind::constant;

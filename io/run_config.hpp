@@ -3,6 +3,7 @@
 // each value is read. Formulas stay text here (physics compiles them) but remember their
 // key so that a formula error can point at the deck line.
 #include "io/deck.hpp"
+#include "io/output_compression.hpp"
 #include "solvers/boundary.hpp"
 #include "solvers/grid.hpp"
 
@@ -42,6 +43,7 @@ struct OutputConfig {
   bool hdf5 = false;
   bool vtk = false;
   bool single = false;              // output.precision = float
+  Compression compression;          // output.compression (HDF5 snapshots; off by default)
   std::vector<std::string> fields;  // resolved: u, error, alpha
   long checkpoint_every = 0;
 };

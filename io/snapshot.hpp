@@ -2,6 +2,7 @@
 // What a snapshot writer receives: host copies of the fields at one step, and the
 // run-wide description of the series (grid, deck, version). Writers (HDF5 + XDMF, VTK)
 // implement SnapshotWriter and run on the writer thread (snapshot_queue.hpp).
+#include "io/output_compression.hpp"
 #include "solvers/grid.hpp"
 
 #include <memory>
@@ -18,15 +19,39 @@ class OutputError : public std::runtime_error {
 };
 
 // One node-centred field on the grid, x fastest, in float or double.
+//
+// The values live either here (f32 or f64, as readers and tests fill them) or in host
+// memory another owner keeps alive (`staged`: a snapshot's pinned staging buffer, which
+// the writer consumes in place instead of copying). Their type in memory may differ from
+// the type stored (`single`): a double run writing float32 fields leaves the conversion to
+// the writer (HDF5 converts while it writes), so no converted copy of the field is made.
 struct FieldBuffer {
   std::string name;
-  bool single = false;  // float32 when true, float64 otherwise
+  bool single = false;  // stored as float32 when true, float64 otherwise
   std::vector<float> f32;
   std::vector<double> f64;
 
-  const void* data() const { return single ? static_cast<const void*>(f32.data()) : f64.data(); }
-  std::size_t size() const { return single ? f32.size() : f64.size(); }
-  double at(std::size_t i) const { return single ? f32[i] : f64[i]; }
+  struct Staged {
+    std::shared_ptr<const void> owner;  // keeps the memory alive while the field is written
+    const void* values = nullptr;
+    std::size_t size = 0;
+    bool single = false;  // float values when true, double otherwise
+  } staged;
+
+  // The values in memory and their type (the stored type unless staged).
+  const void* data() const {
+    if (staged.values) return staged.values;
+    return single ? static_cast<const void*>(f32.data()) : f64.data();
+  }
+  bool data_single() const { return staged.values ? staged.single : single; }
+  std::size_t size() const {
+    if (staged.values) return staged.size;
+    return single ? f32.size() : f64.size();
+  }
+  double at(std::size_t i) const {
+    if (data_single()) return static_cast<const float*>(data())[i];
+    return static_cast<const double*>(data())[i];
+  }
 };
 
 struct Snapshot {
@@ -44,6 +69,7 @@ struct SeriesInfo {
   std::string deck_text;  // RunConfig::deck_text
   std::string version;    // "adi3d 0.1.0"
   std::string problem;    // "heat" or "poisson"
+  Compression compression;  // output.compression (HDF5 snapshots)
 };
 
 class SnapshotWriter {

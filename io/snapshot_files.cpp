@@ -34,6 +34,8 @@ void fsync_path(const std::string& path, bool directory) {
 
 }  // namespace
 
+void fsync_file(const std::string& path) { fsync_path(path, false); }
+
 std::string snapshot_label(long step) { return fmt::format("{:06d}", step); }
 
 void commit_file(const std::string& tmp, const std::string& path) {

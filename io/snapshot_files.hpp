@@ -9,6 +9,9 @@ namespace adi3d::io {
 // that failed (open, write, fsync, rename) with the system's reason.
 void write_text_atomically(const std::string& path, const std::string& contents);
 
+// fsync of an existing file (its data is on the disk when this returns); throws OutputError.
+void fsync_file(const std::string& path);
+
 // fsync of an existing file, then rename over `path`, then fsync of the directory.
 void commit_file(const std::string& tmp, const std::string& path);
 

@@ -49,12 +49,23 @@ void WriterQueue::check() {
   rethrow_locked(lock);
 }
 
-void WriterQueue::push(std::function<void()> job) {
+void WriterQueue::push(std::function<void()> job, const std::function<void()>& before_waiting) {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [this] { return error_ || jobs_.size() < depth_; });
+  const auto ready = [this] { return error_ || jobs_.size() < depth_; };
+  if (!ready()) {
+    if (before_waiting) before_waiting();
+    const auto start = std::chrono::steady_clock::now();
+    changed_.wait(lock, ready);
+    waited_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   rethrow_locked(lock);
   jobs_.push_back(std::move(job));
   changed_.notify_all();
+}
+
+double WriterQueue::waited_seconds() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return waited_;
 }
 
 void WriterQueue::drain() {

@@ -10,6 +10,7 @@
 // solver. The first job that throws stops the writer (later jobs are dropped, so nothing
 // is written after a failure); its exception is stored and rethrown on the main thread by
 // the next push() or check(), or by drain() at the end of the run.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -28,14 +29,17 @@ class WriterQueue {
   WriterQueue(const WriterQueue&) = delete;
   WriterQueue& operator=(const WriterQueue&) = delete;
 
-  // Rethrows a stored failure, then queues the job (waiting while the queue is full).
-  void push(std::function<void()> job);
+  // Rethrows a stored failure, then queues the job (waiting while the queue is full;
+  // `before_waiting`, when given, runs just before such a wait).
+  void push(std::function<void()> job, const std::function<void()>& before_waiting = nullptr);
   // Rethrows a stored failure of an earlier job.
   void check();
   // Waits until every queued job has run, then rethrows a stored failure.
   void drain();
 
   std::size_t depth() const { return depth_; }
+  // Seconds push() waited for a free slot, in all.
+  double waited_seconds();
 
  private:
   void run();
@@ -46,6 +50,7 @@ class WriterQueue {
   std::condition_variable changed_;
   std::deque<std::function<void()>> jobs_;
   bool busy_ = false, stop_ = false;
+  double waited_ = 0;
   std::exception_ptr error_;
   std::thread thread_;
 };

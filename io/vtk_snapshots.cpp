@@ -76,16 +76,25 @@ class VtkSeriesWriter final : public SnapshotWriter {
     image->SetDimensions(g.n[0], g.n[1], g.n[2]);
     image->SetOrigin(g.lo[0], g.lo[1], g.lo[2]);
     image->SetSpacing(g.h[0], g.h[1], g.h[2]);
+    std::vector<std::vector<float>> converted;  // double values stored as float32
     for (const FieldBuffer& f : s.fields) {
-      // The arrays borrow the snapshot's buffers (save = 1: VTK never frees them).
+      // The arrays borrow the snapshot's buffers (save = 1: VTK never frees them); only a
+      // field stored in another type than its memory's is converted first.
       vtkSmartPointer<vtkDataArray> array;
+      const auto n = static_cast<vtkIdType>(f.size());
       if (f.single) {
+        const float* values = static_cast<const float*>(f.data());
+        if (!f.data_single()) {
+          const double* d = static_cast<const double*>(f.data());
+          values = converted.emplace_back(d, d + f.size()).data();
+        }
         auto a = vtkSmartPointer<vtkFloatArray>::New();
-        a->SetArray(const_cast<float*>(f.f32.data()), static_cast<vtkIdType>(f.f32.size()), 1);
+        a->SetArray(const_cast<float*>(values), n, 1);
         array = a;
       } else {
+        if (f.data_single()) throw OutputError(path + ": a float field cannot be stored as float64");
         auto a = vtkSmartPointer<vtkDoubleArray>::New();
-        a->SetArray(const_cast<double*>(f.f64.data()), static_cast<vtkIdType>(f.f64.size()), 1);
+        a->SetArray(const_cast<double*>(static_cast<const double*>(f.data())), n, 1);
         array = a;
       }
       array->SetName(f.name.c_str());

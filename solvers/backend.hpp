@@ -44,6 +44,21 @@ using FaceData = std::array<const T*, 6>;
 template <class T>
 using OtherPrecision = std::conditional_t<std::is_same_v<T, float>, double, float>;
 
+// A download in flight (Backend::start_download).
+class PendingDownload {
+ public:
+  virtual ~PendingDownload() = default;
+  // Returns once the host buffer holds the values; any thread may wait (the snapshot
+  // writer does). Throws where the copy failed.
+  virtual void wait() = 0;
+};
+
+// A download that was done before start_download returned.
+class FinishedDownload final : public PendingDownload {
+ public:
+  void wait() override {}
+};
+
 template <class T>
 class Backend {
  public:
@@ -59,6 +74,20 @@ class Backend {
   virtual Array<T> allocate(std::size_t n) = 0;
   virtual void upload(const T* host, T* dst, std::size_t n) = 0;
   virtual void download(const T* src, T* host, std::size_t n) = 0;
+  // Host memory to stage downloads in (snapshots keep a few and reuse them): page-locked on
+  // CUDA, so that a download runs at the link's speed and without the host waiting for it;
+  // ordinary memory on the CPU. The Array frees it; it may outlive the backend.
+  virtual Array<T> allocate_host_staging(std::size_t n) {
+    return Array<T>(n ? new T[n] : nullptr, n, [](T* p) { delete[] p; });
+  }
+  // Starts copying n values of backend memory to `host` (memory from
+  // allocate_host_staging) and returns, where the backend can, before the copy ends. The
+  // backend's later work is ordered after the copy (src may be overwritten by the next
+  // step); the values are in `host` once the result's wait() returns. Here: download().
+  virtual std::unique_ptr<PendingDownload> start_download(const T* src, T* host, std::size_t n) {
+    download(src, host, n);
+    return std::make_unique<FinishedDownload>();
+  }
   virtual void fill(T* x, T value, std::size_t n) = 0;
   // x = T(x + value), the sum in double (as a host loop over doubles rounds it).
   virtual void add_constant(T* x, double value, std::size_t n) = 0;

@@ -51,6 +51,10 @@ class DistributedBackend final : public Backend<T> {
   Array<T> allocate(std::size_t n) override { return local_->allocate(n); }
   void upload(const T* host, T* dst, std::size_t n) override { local_->upload(host, dst, n); }
   void download(const T* src, T* host, std::size_t n) override { local_->download(src, host, n); }
+  Array<T> allocate_host_staging(std::size_t n) override { return local_->allocate_host_staging(n); }
+  std::unique_ptr<PendingDownload> start_download(const T* src, T* host, std::size_t n) override {
+    return local_->start_download(src, host, n);
+  }
   void fill(T* x, T value, std::size_t n) override { local_->fill(x, value, n); }
   void add_constant(T* x, double value, std::size_t n) override { local_->add_constant(x, value, n); }
   bool reads_material_index() const override { return local_->reads_material_index(); }

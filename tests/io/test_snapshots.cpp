@@ -8,6 +8,7 @@
 #include "io/hdf5_snapshots.hpp"
 #include "io/snapshot_queue.hpp"
 #include "io_fixtures.hpp"
+#include "pipeline_fixtures.hpp"
 #include "physics/grid_functions.hpp"
 
 #include <vtkDataArray.h>
@@ -143,59 +144,6 @@ TEST_F(IoTest, VtkSeriesMatchesHdf5) {
     for (std::size_t i = 0; i < g.size(); ++i) ASSERT_EQ(u->GetTuple1(static_cast<vtkIdType>(i)), s.u[i]);
   }
 }
-
-// A writer that is slow and records what it got, so that the queue fills up and stepping
-// runs ahead of the writes.
-class SlowRecorder final : public io::SnapshotWriter {
- public:
-  explicit SlowRecorder(int fail_at = -1) : fail_at_(fail_at) {}
-  void write(const io::Snapshot& s) override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(15));
-    if (writes_++ == fail_at_) throw io::OutputError("recorder.h5: injected write failure");
-    got[s.step] = s.fields.at(0).f64;
-  }
-  std::string description() const override { return "recorder"; }
-  std::map<long, std::vector<double>> got;
-
- private:
-  int fail_at_;
-  int writes_ = 0;
-};
-
-// Forwards to the pipeline and keeps its own synchronous copy of u at every step.
-class Capture final : public app::RunObserver<double> {
- public:
-  Capture(app::RunObserver<double>& next, std::size_t size) : next_(next), size_(size) {}
-  void on_start(long step, double t, Backend<double>& b, const double* u) override {
-    keep(step, b, u);
-    next_.on_start(step, t, b, u);
-  }
-  void on_step(long step, double t, Backend<double>& b, const double* u) override {
-    keep(step, b, u);
-    next_.on_step(step, t, b, u);
-  }
-  void on_end(long step, double t, Backend<double>& b, const double* u) override { next_.on_end(step, t, b, u); }
-  std::map<long, std::vector<double>> fields;
-
- private:
-  void keep(long step, Backend<double>& b, const double* u) {
-    std::vector<double>& f = fields[step];
-    f.resize(size_);
-    b.download(u, f.data(), f.size());
-  }
-  app::RunObserver<double>& next_;
-  std::size_t size_;
-};
-
-struct InProcess {
-  io::Deck deck;
-  io::RunConfig config;
-  app::ProblemSetup<double> problem;
-  std::unique_ptr<Backend<double>> backend = make_cpu_backend<double>();
-  explicit InProcess(const std::string& path, const std::vector<std::string>& sets = {})
-      : deck(io::Deck::load(path, sets)), config(io::read_run_config(deck)),
-        problem(app::setup_problem<double>(deck, config)) {}
-};
 
 TEST_F(IoTest, QueuedSnapshotsAreTheFieldsOfTheirSteps) {
   InProcess p(write_deck(moving_deck((dir_ / "out").string())), {"output.every=1"});

@@ -90,6 +90,11 @@ alpha_one = os.path.join(work, "alpha1", "snapshots.h5")
 expect(any(name.endswith("/alpha") for name in fields(alpha_one)), "a diffusivity formula's alpha field is written")
 same_fields(os.path.join(work, "alpha3", "snapshots.h5"), alpha_one, "3 ranks, a diffusivity formula's snapshots.h5")
 
+# Compressed snapshots (output.compression) gathered from 3 ranks: the values of the one-rank
+# uncompressed series, read back through HDF5's filters.
+run(3, os.path.join(work, "gzip3"), "output.compression=gzip:1")
+same_fields(os.path.join(work, "gzip3", "snapshots.h5"), os.path.join(one, "snapshots.h5"), "3 ranks, gzip snapshots.h5")
+
 # A checkpoint of 3 ranks (step 5 of 10: t_end halved) continued on 2 ranks and on 1.
 half = os.path.join(work, "half")
 run(3, half, "time.t_end=0.025", "output.formats=hdf5", "output.checkpoint_every=5")

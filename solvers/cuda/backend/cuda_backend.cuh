@@ -190,6 +190,9 @@ class CudaBackend final : public Backend<T> {
   bool index_materials(const T* alpha, const std::array<int, 3>& n, int pitch, int max_values, std::vector<T>& values,
                        Array<std::uint8_t>& index) override;
   void download(const T* src, T* host, std::size_t n) override;
+  // Pinned host memory, and downloads into it on the backend's stream (cuda_staging.cu).
+  Array<T> allocate_host_staging(std::size_t n) override;
+  std::unique_ptr<PendingDownload> start_download(const T* src, T* host, std::size_t n) override;
   void fill(T* x, T value, std::size_t n) override;
   void add_constant(T* x, double value, std::size_t n) override;
   void operator_rhs(const OperatorView<T>& op, const T* u, const T* f, const FaceData<T>& neumann,
