@@ -78,13 +78,17 @@ SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const Problem
   const std::vector<std::string>& fields = config.output.fields;
   want_u_ = fields.empty() || has(fields, "u");
   if (has(fields, "error")) exact_ = problem.exact.get();
-  if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty()) {
-    const std::vector<T> alpha = gather(problem.diffusion.alpha_field.data() + slab_.owned_offset());
-    if (!comm_ || comm_->rank() == 0)
-      alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config.output.single));
-  }
+  if (has(fields, "alpha") && !problem.diffusion.alpha_field.empty())
+    keep_alpha(problem.diffusion.alpha_field.data() + slab_.owned_offset());
   // A field sampled on the backend comes down with the first snapshot (the backend's).
   if (has(fields, "alpha")) backend_alpha_ = problem.diffusion.backend_alpha;
+}
+
+template <class T>
+void SnapshotPipeline<T>::keep_alpha(const T* local_owned) {
+  const std::vector<T> alpha = gather(local_owned);
+  if (!comm_ || comm_->rank() == 0)
+    alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config_.output.single));
 }
 
 template <class T>
@@ -154,8 +158,7 @@ void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, con
   if (backend_alpha_) {  // once, on every rank alike (the gather is collective)
     std::vector<T> owned(comm_ ? slab_.owned_size() : grid_.size());
     backend.download(backend_alpha_ + (comm_ ? slab_.owned_offset() : 0), owned.data(), owned.size());
-    const std::vector<T> alpha = gather(owned.data());
-    if (root) alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config_.output.single));
+    keep_alpha(owned.data());
     backend_alpha_ = nullptr;
   }
   // The error against check.exact, formed and reduced where the backend is (collective);

@@ -95,6 +95,8 @@ class SnapshotPipeline final : public RunObserver<T> {
   io::FieldBuffer staged_field(const std::string& name, const Staged& staged, bool single) const;
   // The whole field from each rank's slab (owned planes), on rank 0.
   std::vector<T> gather(const T* local_owned) const;
+  // The alpha field written with every snapshot, from this rank's owned planes (collective).
+  void keep_alpha(const T* local_owned);
   // The one warning, the first time stepping waits for the writer.
   void warn_writer_behind();
 
