@@ -157,7 +157,10 @@ void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, cons
   Handle dcpl = field_creation(grid, value_bytes, compression, file);
   Handle dapl = field_access(grid, value_bytes, file);
   Handle set(H5Dcreate2(parent, field.name.c_str(), stored, space, H5P_DEFAULT, dcpl, dapl), H5Dclose, file, what);
-  Handle dxpl = field_transfer(stored != in_memory, ranks.shared(), file);
+  // A shared file's filtered chunks need collective writes; a contiguous field's planes are
+  // one region of the file per rank, which each writes on its own (independent MPI-IO: no
+  // two-phase shuffle of the data between the ranks first).
+  Handle dxpl = field_transfer(stored != in_memory, ranks.shared() && compression.on(), file);
   if (compression.on() && ranks.shared() && stored != in_memory) {
     // HDF5 converts types only in independent writes, and writes filters only in
     // collective ones: the ranks convert their planes first.

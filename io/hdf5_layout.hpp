@@ -44,7 +44,7 @@ hsize_t planes_per_block(const Grid3& grid, std::size_t value_bytes, std::size_t
 // dataset `set` (created by field_creation without compression) from x-fastest values of
 // `memory_type`, block by block, starting the write-out of each block (see above). On a
 // shared file every rank makes the same number of (collective) writes, those with no
-// planes left selecting none.
+// planes left selecting none (so that the writes may be collective or independent).
 void write_contiguous(hid_t set, hid_t memory_type, const void* values, const Grid3& grid,
                       std::size_t value_bytes, hid_t transfer, const std::string& file, const std::string& what,
                       const OutputRanks& ranks = {}, std::size_t block_bytes = kWriteBlock);

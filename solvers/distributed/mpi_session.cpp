@@ -149,8 +149,12 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   if (!initialized) {
     // Multiple where the library offers it: each rank's snapshot writer thread writes its
     // slab through MPI-IO while the main thread steps; else the writes run on the main
-    // thread (app/snapshot_pipeline.cpp).
-    check(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+    // thread (app/snapshot_pipeline.cpp). ADI3D_MPI_THREADS=funneled asks for that, for
+    // MPI libraries whose multi-threaded mode is slow or broken.
+    const char* threads = std::getenv("ADI3D_MPI_THREADS");
+    const bool funneled = threads && std::string(threads) == "funneled";
+    check(MPI_Init_thread(argc, argv, funneled ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &provided),
+          "MPI_Init_thread");
     started_ = true;
   } else {
     MPI_Query_thread(&provided);
