@@ -2,6 +2,7 @@
 
 #include "io/hdf5_handles.hpp"
 #include "io/hdf5_layout.hpp"
+#include "io/hdf5_probe.hpp"
 #include "io/hdf5_snapshots.hpp"
 #include "io/snapshot_files.hpp"
 
@@ -115,9 +116,10 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const O
   if (ranks.shared()) ranks.comm->barrier();
 }
 
-CheckpointState read_checkpoint(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path))
-    throw CheckpointError(fmt::format("{}: no such checkpoint file", path));
+namespace {
+
+// The checkpoint's description, and with `values` u itself, verified.
+CheckpointState read_checkpoint_parts(const std::string& path, bool values) {
   CheckpointState s;
   try {
     h5::Hdf5Lock lock;
@@ -142,6 +144,7 @@ CheckpointState read_checkpoint(const std::string& path) {
       throw CheckpointError(fmt::format("{}: dataset 'u' is not stored in {}", path, precision));
     s.u.name = "u";
     s.u.single = single;
+    if (!values) return s;
     h5::read_field(file, "u", s.grid, single, &s.u.f32, &s.u.f64, path);
     if (format == kFormatWholeSum) {
       const auto expected = static_cast<unsigned long long>(h5::read_attr_long(file, "u_fnv1a64", path));
@@ -150,7 +153,8 @@ CheckpointState read_checkpoint(const std::string& path) {
         throw CheckpointError(fmt::format("{}: corrupt checkpoint: checksum of u does not match", path));
     } else {
       const std::vector<long> expected = read_plane_sums(file, s.grid, path);
-      const std::vector<long> actual = plane_sums(s.u.data(), expected.size(), s.u.size() / expected.size() * (single ? 4 : 8));
+      const std::size_t plane_bytes = s.u.size() / expected.size() * (single ? 4 : 8);
+      const std::vector<long> actual = plane_sums(s.u.data(), expected.size(), plane_bytes);
       for (std::size_t k = 0; k < expected.size(); ++k)
         if (actual[k] != expected[k])
           throw CheckpointError(
@@ -160,6 +164,17 @@ CheckpointState read_checkpoint(const std::string& path) {
     throw CheckpointError(fmt::format("unreadable checkpoint: {}", e.what()));
   }
   return s;
+}
+
+}  // namespace
+
+CheckpointState read_checkpoint(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path))
+    throw CheckpointError(fmt::format("{}: no such checkpoint file", path));
+  const std::string crash = crash_in_child([&] { read_checkpoint_parts(path, false); });
+  if (!crash.empty())
+    throw CheckpointError(fmt::format("{}: damaged checkpoint: reading it ended in {} inside HDF5", path, crash));
+  return read_checkpoint_parts(path, true);
 }
 
 std::string checkpoint_mismatch(const CheckpointState& s, const Grid3& g, Precision precision) {

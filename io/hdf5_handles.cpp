@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <new>
+
 namespace adi3d::io::h5 {
 namespace {
 
@@ -188,13 +190,19 @@ void read_field(hid_t parent, const std::string& name, const Grid3& grid, bool s
       dims[2] != static_cast<hsize_t>(grid.n[0]))
     throw OutputError(fmt::format("{}: dataset '{}' is not shaped ({}, {}, {})", file, name, grid.n[2],
                                   grid.n[1], grid.n[0]));
-  if (single) {
-    f32->resize(grid.size());
-    check(H5Dread(set, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f32->data()), file, what);
-  } else {
-    f64->resize(grid.size());
-    check(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, f64->data()), file, what);
+  try {  // a damaged file's shape may ask for more than any machine has
+    if (single)
+      f32->resize(grid.size());
+    else
+      f64->resize(grid.size());
+  } catch (const std::bad_alloc&) {
+    throw OutputError(fmt::format("{}: dataset '{}' of {} x {} x {} values needs more memory than this machine "
+                                  "gives", file, name, grid.n[0], grid.n[1], grid.n[2]));
   }
+  if (single)
+    check(H5Dread(set, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f32->data()), file, what);
+  else
+    check(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, f64->data()), file, what);
 }
 
 int dataset_float_size(hid_t parent, const std::string& name, const std::string& file) {

@@ -177,6 +177,14 @@ TEST_F(BadRestart, CorruptDataIsCaughtByTheChecksum) {
   expect_refused(run("run " + deck_ + " --restart " + bad), "corrupt checkpoint: checksum of u does not match");
 }
 
+// A damaged file on which HDF5 1.10 reads freed memory (found by tests/fuzz): refused in
+// one line, whether the look in a child process crashed or HDF5 then reported it.
+TEST_F(BadRestart, FileThatDamagesHdf5sReader) {
+  const std::string bad = std::string(ADI3D_SOURCE_DIR) + "/tests/fuzz/regressions/fuzz_checkpoint/attribute_use_after_free.h5";
+  EXPECT_THROW(io::read_checkpoint(bad), io::CheckpointError);
+  expect_refused(run("run " + deck_ + " --restart " + bad), "attribute_use_after_free.h5");
+}
+
 TEST_F(BadRestart, NotACheckpoint) {
   expect_refused(run("run " + deck_ + " --restart " + (dir_ / "out" / "snapshots.h5").string()),
                  "not an adi3d checkpoint");
