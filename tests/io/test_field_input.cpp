@@ -69,5 +69,21 @@ TEST_F(FieldInput, MissingFileOrDatasetOrWrongShapeIsADeckError) {
   EXPECT_NE(no_set.err.find("no dataset '/material/beta'"), std::string::npos) << no_set.err;
 }
 
+// A damaged map on which HDF5 1.10 reads through a null pointer (found by tests/fuzz): the
+// look in a child process crashes, the run does not, and says which file is damaged.
+TEST(FieldInputFile, ThatCrashesHdf5IsReportedAsDamaged) {
+  const std::string bad =
+      std::string(ADI3D_SOURCE_DIR) + "/tests/fuzz/regressions/fuzz_field_input/null_read_after_huge_malloc.h5";
+  Grid3 grid;
+  grid.n = {5, 4, 3};
+  try {
+    io::read_grid_dataset(bad, "/field", grid);
+    ADD_FAILURE() << "a damaged map was read";
+  } catch (const io::OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find("null_read_after_huge_malloc.h5: damaged HDF5 file"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace adi3d::test
