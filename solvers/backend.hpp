@@ -7,6 +7,7 @@
 #include "solvers/distributed/slab_coupling.hpp"
 #include "solvers/grid.hpp"
 #include "solvers/operator_view.hpp"
+#include "solvers/spectral_solve.hpp"
 
 #include <array>
 #include <cstdint>
@@ -177,6 +178,9 @@ class Backend {
                                T* /*scratch*/, SlabCoupling<T>& /*coupling*/) {
     return false;
   }
+  // A direct solver of -A e = r for op (spectral_solve.hpp), where the backend has one and
+  // spectral_obstacle finds nothing in op; null where it has none (a split z axis).
+  virtual std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& /*op*/) { return nullptr; }
 };
 
 template <class T>

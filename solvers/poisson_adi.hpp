@@ -25,6 +25,7 @@ struct PoissonOptions {
 };
 
 struct PoissonReport {
+  const char* method = "adi";             // "adi", or "spectral" (the direct solve, poisson_spectral.hpp)
   long iterations = 0;                    // ADI iterations (mixed precision: float sweeps, all refinements')
   long refinements = 0;                   // mixed precision: the double residual's corrections
   bool converged = false;

@@ -1,0 +1,43 @@
+#pragma once
+// Steady problem -div(alpha grad u) = f by one direct solve where the 7-point system
+// separates (spectral_solve.hpp: alpha constant per axis, x and y with like faces): the
+// exact discrete solution of the system PoissonAdi iterates on, to rounding. Written once
+// against Backend: the face data, the source and the compatibility shift of a singular
+// problem are PoissonAdi's (its make_compatible, stepper and finish), so both methods
+// solve the same system and report alike; the backend's SpectralSolve does the rest:
+//   r = A u0 + f + Neumann terms     (u0: the guess with the Dirichlet data imposed)
+//   u = u0 + (-A)^-1 r               (zero face data: the data is in r)
+// then a singular problem's u goes to zero mean. The report has one iteration; a relative
+// residual above options.tol is the precision's rounding floor (stagnated).
+#include "solvers/poisson_adi.hpp"
+#include "solvers/spectral_solve.hpp"
+
+#include <memory>
+
+namespace adi3d {
+
+template <class T>
+class PoissonSpectral {
+ public:
+  // Throws std::invalid_argument naming what does not separate (spectral_obstacle), and
+  // BackendUnavailable where the backend has no direct solve (a split z axis).
+  PoissonSpectral(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
+                  PoissonOptions options);
+  ~PoissonSpectral();
+
+  // Solves from the guess in u (backend memory; only its Dirichlet data and, for the
+  // residual the report is relative to, its values matter). IncompatibleData as PoissonAdi.
+  PoissonReport solve(T* u);
+
+ private:
+  Backend<T>& backend_;
+  const Diffusion<T>& diffusion_;
+  PoissonAdi<T> adi_;
+  std::unique_ptr<SpectralSolve<T>> kernel_;  // made at the first solve, on the stepper's operator
+};
+
+// Whether the direct solve takes this problem: spectral_obstacle, plus a split z axis.
+template <class T>
+SpectralObstacle spectral_obstacle(const Diffusion<T>& d);
+
+}  // namespace adi3d

@@ -1,0 +1,67 @@
+#pragma once
+// Point rules of the direct solve (spectral_solve.hpp), shared by the CPU and CUDA
+// implementations: each axis's weight and each z row, from the operator's own rules
+// (discretization.hpp), so that the solve inverts exactly the rows operator_rhs applies.
+#include "solvers/discretization.hpp"
+#include "solvers/spectral_solve.hpp"
+
+namespace adi3d {
+
+// The unknown nodes of an axis: [first, first + count).
+struct SpectralRange {
+  int first;
+  int count;
+};
+ADI3D_HD SpectralRange unknown_range(int n, BoundaryKind lo, BoundaryKind hi) {
+  const int first = lo == BoundaryKind::dirichlet ? 1 : 0;
+  const int last = hi == BoundaryKind::dirichlet ? n - 2 : n - 1;
+  return {first, last - first + 1};
+}
+
+// An interior row's weight alpha_{i+1/2} / h^2 along axis (constant alpha), as the operator
+// rounds it.
+template <class T>
+ADI3D_HD T axis_weight(const OperatorView<T>& op, int axis) {
+  return row_weights(RowKind::interior, op.alpha[axis], op.alpha[axis], op.alpha[axis], op.inv_h2[axis]).wp;
+}
+
+// Row k of -A_z at an unknown plane k: -lower e_{k-1} + diag e_k - upper e_{k+1}, the
+// neighbours wrapped on a periodic axis; the weight towards a Dirichlet plane is dropped
+// (that plane holds 0 in e).
+template <class T>
+struct SpectralZRow {
+  T lower;
+  T diag;
+  T upper;
+};
+template <class T>
+ADI3D_HD SpectralZRow<T> spectral_z_row(const OperatorView<T>& op, int k) {
+  const int n = op.n[2];
+  const BoundaryKind lo = op.lo[2], hi = op.hi[2];
+  const T a = op.alpha[2];
+  const RowWeights<T> w = row_weights(row_kind(k, n, lo, hi), a, a, a, op.inv_h2[2]);
+  const bool periodic = lo == BoundaryKind::periodic;
+  const int km = lower_neighbour(k, n, periodic), kp = upper_neighbour(k, n, periodic);
+  const bool lower_fixed = row_kind(km, n, lo, hi) == RowKind::dirichlet;
+  const bool upper_fixed = row_kind(kp, n, lo, hi) == RowKind::dirichlet;
+  return {lower_fixed ? T(0) : w.wm, w.wm + w.wp, upper_fixed ? T(0) : w.wp};
+}
+
+// Eigenvalue of the x or y part of -A at stored index i of the CPU's real transforms (FFTW's
+// RODFT00 and REDFT00 keep mode k at node k; R2HC keeps wavenumbers k and n - k at k).
+ADI3D_HD double stored_mode_eigenvalue(SpectralAxis kind, double w, int i, int n) {
+  const int period = spectral_period(kind, n);
+  const int k = kind == SpectralAxis::fourier && i > n / 2 ? n - i : i;
+  return spectral_eigenvalue(w, k, period);
+}
+
+// Whether -A is singular: no Dirichlet face (Robin faces never reach the direct solve). Its
+// null space is the constant, mode (0, 0) of a cosine or fourier x and y.
+template <class T>
+ADI3D_HD bool spectral_singular(const OperatorView<T>& op) {
+  for (int a = 0; a < 3; ++a)
+    if (op.lo[a] == BoundaryKind::dirichlet || op.hi[a] == BoundaryKind::dirichlet) return false;
+  return true;
+}
+
+}  // namespace adi3d
