@@ -1,5 +1,6 @@
 #include "solvers/poisson_spectral.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -30,8 +31,11 @@ PoissonReport PoissonSpectral<T>::solve(T* u) {
   const std::unique_ptr<DouglasStepper<T>> stepper = adi_.make_stepper();
   stepper->initialize(u, 0.0);
   if (!kernel_) {
+    const auto start = std::chrono::steady_clock::now();
     kernel_ = backend_.make_spectral_solve(stepper->view());
     if (!kernel_) throw BackendUnavailable(backend_.description() + " has no direct Poisson solve");
+    backend_.synchronize();
+    report.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   const std::size_t n = diffusion_.grid.size();
   T* r = stepper->scratch();

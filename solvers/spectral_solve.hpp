@@ -45,16 +45,16 @@ struct SpectralObstacle {
 };
 
 inline SpectralObstacle spectral_obstacle(const BoundarySpec& bc, bool alpha_field) {
-  if (alpha_field) return {-1, "the diffusivity is a field (the direct solve needs alpha constant per axis)"};
+  if (alpha_field) return {-1, "alpha is a field (the direct solve needs alpha constant per axis)"};
   for (int f = 0; f < 6; ++f)
     if (bc.face[f] == BoundaryKind::robin)
-      return {f, std::string("boundary.") + face_name(f) + " is robin (the direct solve takes Dirichlet, "
+      return {f, std::string("the ") + face_name(f) + " face is robin (the direct solve takes Dirichlet, "
                  "Neumann and periodic faces)"};
   for (int a = 0; a < 2; ++a)
     if (bc.lo(a) != bc.hi(a))
-      return {face_index(a, 1), std::string("boundary.") + face_name(face_index(a, 0)) + " and boundary." +
-                                    face_name(face_index(a, 1)) + " differ: the direct solve transforms x and y, "
-                                    "whose two faces must be alike (z may mix them)"};
+      return {face_index(a, 1), std::string("the ") + face_name(face_index(a, 0)) + " and " +
+                                    face_name(face_index(a, 1)) + " faces differ (the direct solve transforms "
+                                    "x and y, whose two faces must be alike; z may mix them)"};
   return {};
 }
 

@@ -225,7 +225,7 @@ TEST_F(Cli, BenchPoissonComparesThePrecisions) {
 }
 
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
-  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=9 " +
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set solver.method=adi --set grid.n=9 " +
                         "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());
   EXPECT_EQ(o.code, 1);
   EXPECT_EQ(lines(o.err), 1) << o.err;
@@ -237,7 +237,7 @@ TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
 // it, writes its result, says on one line how far it got, why, and what goes further, and
 // exits 3.
 TEST_F(Cli, FloatPoissonOnItsRoundingFloorWritesItsResultAndExitsThree) {
-  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=33 " +
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set solver.method=adi --set grid.n=33 " +
                         "--set solver.precision=float --set solver.tol=1e-6 --set output.formats=hdf5 " +
                         "--set solver.backend=cpu --set output.dir=" + (dir_ / "results").string());
   EXPECT_EQ(o.code, 3) << o.err;
@@ -253,7 +253,7 @@ TEST_F(Cli, FloatPoissonOnItsRoundingFloorWritesItsResultAndExitsThree) {
 
 // solver.precision = mixed: float sweeps, the double residual, ten digits.
 TEST_F(Cli, MixedPrecisionPoissonReachesTenDigits) {
-  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=17 " +
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set solver.method=adi --set grid.n=17 " +
                         "--set solver.precision=mixed --set solver.tol=1e-10 --set solver.backend=cpu " +
                         "--set output.dir=" + (dir_ / "results").string());
   EXPECT_EQ(o.code, 0) << o.err;
