@@ -209,8 +209,9 @@ TEST_F(Cli, BenchCpuWritesJsonAndAgreesWithLapack) {
   EXPECT_EQ(run("bench gpu-that-does-not-exist").code, 2);
 }
 
-// The benchmark behind issue 39's mixed-precision table, on the CPU at a small size: a row
-// per precision, double and mixed to --tol, float to its default.
+// The benchmark behind issue 39's mixed-precision table and issue 45's direct solve, on the
+// CPU at a small size: a row per method and precision, double and mixed to --tol, float to
+// its default; the direct solve beside the iteration.
 TEST_F(Cli, BenchPoissonComparesThePrecisions) {
   const Outcome o = run(std::string("bench poisson --backend cpu --sizes 9 --repetitions 1 --deck ") +
                         ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini --json " + (dir_ / "bench.json").string());
@@ -218,10 +219,12 @@ TEST_F(Cli, BenchPoissonComparesThePrecisions) {
   const std::string json = slurp(dir_ / "bench.json");
   for (const char* key : {"\"benchmark\": \"poisson\"", "\"precision\": \"double\"", "\"precision\": \"float\"",
                           "\"precision\": \"mixed\"", "\"refinements\"", "\"speedup_vs_double\"",
-                          "\"max_error_vs_exact\""})
+                          "\"max_error_vs_exact\"", "\"method\": \"adi\"", "\"method\": \"spectral\"",
+                          "\"speedup_vs_adi\"", "\"setup_s\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   EXPECT_EQ(json.find("\"converged\": false"), std::string::npos) << json;
   EXPECT_EQ(run("bench poisson --precisions half").code, 2);
+  EXPECT_EQ(run("bench poisson --methods krylov").code, 2);
 }
 
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
