@@ -7,6 +7,7 @@
 #include "app/output_dir.hpp"
 #include "io/snapshot_files.hpp"
 #include "app/poisson_run.hpp"
+#include "solvers/poisson_spectral.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
 #include "app/snapshot_pipeline.hpp"
@@ -145,7 +146,7 @@ template <class T>
 int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
             const Reporting& how, nlohmann::json& summary) {
   const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
-  const bool spectral = poisson_runs_spectral(config, problem.diffusion);
+  const bool spectral = poisson_runs_spectral(config, problem.diffusion, backend);
   if (spectral)
     std::printf("  poisson: method spectral: one direct solve%s, tol = %g%s%s\n",
                 config.method == io::PoissonMethod::automatic ? " (auto: the problem separates)" : "", tol,
@@ -300,7 +301,14 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   // u, the step's right-hand side, the exact solution for the error, a source and a
   // diffusivity field when present (face arrays are small).
   const bool alpha_field = !problem.diffusion.alpha_field.empty() || problem.diffusivity;
-  const int fields = 3 + problem.forcing->has_source() + alpha_field;
+  // A direct Poisson solve adds its working memory on a GPU: the extension of each plane to
+  // its period (about 4 values a point), the pivots (2) and on a periodic z Sherman-
+  // Morrison's second solution (2). (A layered alpha field is known to separate only once
+  // sampled; its solve's memory is then not in the preflight.)
+  const bool direct = config.problem == io::ProblemType::poisson && config.method != io::PoissonMethod::adi &&
+                      !problem.distributed() && !alpha_field && spectral_obstacle(config.bc, false).none();
+  const int fields =
+      3 + problem.forcing->has_source() + alpha_field + (direct ? (config.bc.periodic(2) ? 8 : 6) : 0);
   const Grid3& local = problem.diffusion.grid;
   // The work, for auto's choice on one rank (ranks must all choose alike: several take the
   // GPU where there is one). A Poisson iteration costs about a step and a half; 40 of them.
@@ -320,6 +328,13 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   const auto sampling = std::chrono::steady_clock::now();
   load_diffusivity(deck, problem, *backend);
   backend->synchronize();
+  if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::spectral) {
+    const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *backend);
+    if (!obstacle.none())
+      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and "
+                                             "material.diffusivity does not: {}; use solver.method = adi or auto",
+                                             obstacle.why));
+  }
   how.before.initial = seconds_since(sampling);
   if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();
   const Grid3& g = config.grid;

@@ -251,8 +251,8 @@ RunConfig read_run_config(const Deck& deck) {
   if (c.method != PoissonMethod::automatic && c.problem != ProblemType::poisson)
     deck.fail("solver.method", "is for problem.type = poisson; heat runs step by ADI");
   if (c.method == PoissonMethod::spectral) {
-    const SpectralObstacle obstacle =
-        spectral_obstacle(c.bc, c.diffusivity.kind != DiffusivityConfig::Kind::constant);
+    // A diffusivity field may be one of z alone: checked where it is sampled (run_command.cpp).
+    const SpectralObstacle obstacle = spectral_obstacle(c.bc, false);
     if (!obstacle.none()) {
       const std::string where = obstacle.face >= 0 ? std::string("boundary.") + face_name(obstacle.face)
                                                    : std::string("material.diffusivity");

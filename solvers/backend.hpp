@@ -179,8 +179,12 @@ class Backend {
     return false;
   }
   // A direct solver of -A e = r for op (spectral_solve.hpp), where the backend has one and
-  // spectral_obstacle finds nothing in op; null where it has none (a split z axis).
-  virtual std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& /*op*/) { return nullptr; }
+  // spectral_obstacle finds nothing in op; null where it has none (a split z axis). With
+  // layers (alpha of z alone) op's alpha field is ignored for layers.alpha.
+  virtual std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& /*op*/,
+                                                                const SpectralLayers<T>& /*layers*/) {
+    return nullptr;
+  }
 };
 
 template <class T>

@@ -7,17 +7,48 @@
 namespace adi3d {
 
 template <class T>
-SpectralObstacle spectral_obstacle(const Diffusion<T>& d) {
+std::optional<SpectralLayers<T>> spectral_layers(const Diffusion<T>& d, Backend<T>& backend) {
+  const Grid3& g = d.grid;
+  std::vector<T> downloaded;
+  const T* field = d.alpha_field.empty() ? nullptr : d.alpha_field.data();
+  if (!field && d.backend_alpha) {
+    downloaded.resize(g.size());
+    backend.download(d.backend_alpha, downloaded.data(), g.size());
+    field = downloaded.data();
+  }
+  SpectralLayers<T> layers;
+  if (!field) return layers;
+  const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
+  for (int k = 0; k < g.n[2]; ++k) {
+    const T* p = field + plane * k;
+    for (std::size_t e = 1; e < plane; ++e)
+      if (!(p[e] == p[0])) return std::nullopt;
+    layers.alpha.push_back(p[0]);
+  }
+  return layers;
+}
+
+template <class T>
+SpectralObstacle spectral_obstacle(const Diffusion<T>& d, Backend<T>& backend) {
   if (d.slab.distributed()) return {-1, "the run is split over ranks (the direct solve runs on one rank for now)"};
-  return spectral_obstacle(d.bc, !d.alpha_field.empty() || d.backend_alpha != nullptr);
+  const SpectralObstacle faces = spectral_obstacle(d.bc, false);
+  if (!faces.none()) return faces;
+  return spectral_obstacle(d.bc, !spectral_layers(d, backend).has_value());
 }
 
 template <class T>
 PoissonSpectral<T>::PoissonSpectral(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
                                     PoissonOptions options)
     : backend_(backend), diffusion_(diffusion), adi_(backend, diffusion, forcing, options) {
-  const SpectralObstacle obstacle = spectral_obstacle(diffusion);
+  SpectralObstacle obstacle = spectral_obstacle(diffusion.bc, false);
+  if (diffusion.slab.distributed()) obstacle = spectral_obstacle(diffusion, backend);
+  std::optional<SpectralLayers<T>> layers;
+  if (obstacle.none()) {
+    layers = spectral_layers(diffusion, backend);
+    if (!layers) obstacle = spectral_obstacle(diffusion.bc, true);
+  }
   if (!obstacle.none()) throw std::invalid_argument("the direct Poisson solve does not apply: " + obstacle.why);
+  layers_ = std::move(*layers);
 }
 
 template <class T>
@@ -32,7 +63,7 @@ PoissonReport PoissonSpectral<T>::solve(T* u) {
   stepper->initialize(u, 0.0);
   if (!kernel_) {
     const auto start = std::chrono::steady_clock::now();
-    kernel_ = backend_.make_spectral_solve(stepper->view());
+    kernel_ = backend_.make_spectral_solve(stepper->view(), layers_);
     if (!kernel_) throw BackendUnavailable(backend_.description() + " has no direct Poisson solve");
     backend_.synchronize();
     report.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -58,8 +89,10 @@ PoissonReport PoissonSpectral<T>::solve(T* u) {
   return report;
 }
 
-template SpectralObstacle spectral_obstacle(const Diffusion<float>&);
-template SpectralObstacle spectral_obstacle(const Diffusion<double>&);
+template std::optional<SpectralLayers<float>> spectral_layers(const Diffusion<float>&, Backend<float>&);
+template std::optional<SpectralLayers<double>> spectral_layers(const Diffusion<double>&, Backend<double>&);
+template SpectralObstacle spectral_obstacle(const Diffusion<float>&, Backend<float>&);
+template SpectralObstacle spectral_obstacle(const Diffusion<double>&, Backend<double>&);
 template class PoissonSpectral<float>;
 template class PoissonSpectral<double>;
 

@@ -1,6 +1,7 @@
 #pragma once
 // Steady problem -div(alpha grad u) = f by one direct solve where the 7-point system
-// separates (spectral_solve.hpp: alpha constant per axis, x and y with like faces): the
+// separates (spectral_solve.hpp: alpha constant per axis or a field of z alone, x and y
+// with like faces): the
 // exact discrete solution of the system PoissonAdi iterates on, to rounding. Written once
 // against Backend: the face data, the source and the compatibility shift of a singular
 // problem are PoissonAdi's (its make_compatible, stepper and finish), so both methods
@@ -13,6 +14,7 @@
 #include "solvers/spectral_solve.hpp"
 
 #include <memory>
+#include <optional>
 
 namespace adi3d {
 
@@ -33,11 +35,18 @@ class PoissonSpectral {
   Backend<T>& backend_;
   const Diffusion<T>& diffusion_;
   PoissonAdi<T> adi_;
+  SpectralLayers<T> layers_;
   std::unique_ptr<SpectralSolve<T>> kernel_;  // made at the first solve, on the stepper's operator
 };
 
-// Whether the direct solve takes this problem: spectral_obstacle, plus a split z axis.
+// Whether the direct solve takes this problem: spectral_obstacle, a split z axis, and an
+// alpha field that varies along x or y (a field is read, on the backend where it lives).
 template <class T>
-SpectralObstacle spectral_obstacle(const Diffusion<T>& d);
+SpectralObstacle spectral_obstacle(const Diffusion<T>& d, Backend<T>& backend);
+
+// alpha on each z plane where it is a field of z alone; nothing where it varies along x or
+// y; empty layers where alpha is constant per axis.
+template <class T>
+std::optional<SpectralLayers<T>> spectral_layers(const Diffusion<T>& d, Backend<T>& backend);
 
 }  // namespace adi3d

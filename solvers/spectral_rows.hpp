@@ -18,33 +18,40 @@ ADI3D_HD SpectralRange unknown_range(int n, BoundaryKind lo, BoundaryKind hi) {
   return {first, last - first + 1};
 }
 
-// An interior row's weight alpha_{i+1/2} / h^2 along axis (constant alpha), as the operator
-// rounds it.
+// An interior row's weight alpha_{i+1/2} / h^2 along x or y, as the operator rounds it: with
+// alpha constant per axis; over layers (alpha a function of z alone) 1 / h^2, the plane's
+// alpha joining as SpectralZRow::scale (the harmonic mean of two equal values is the value,
+// exactly, so each plane's x and y rows are those of its alpha).
 template <class T>
-ADI3D_HD T axis_weight(const OperatorView<T>& op, int axis) {
+ADI3D_HD T axis_weight(const OperatorView<T>& op, int axis, bool layered) {
+  if (layered) return op.inv_h2[axis];
   return row_weights(RowKind::interior, op.alpha[axis], op.alpha[axis], op.alpha[axis], op.inv_h2[axis]).wp;
 }
 
-// Row k of -A_z at an unknown plane k: -lower e_{k-1} + diag e_k - upper e_{k+1}, the
-// neighbours wrapped on a periodic axis; the weight towards a Dirichlet plane is dropped
-// (that plane holds 0 in e).
+// Row k of -A_z - scale (lambda_x + lambda_y) at an unknown plane k: -lower e_{k-1} +
+// (diag + scale sigma) e_k - upper e_{k+1}, sigma the mode's x and y eigenvalues (of
+// axis_weight), the neighbours wrapped on a periodic axis; the weight towards a Dirichlet
+// plane is dropped (that plane holds 0 in e). layers: alpha on each plane (null: op's
+// constants), whose z faces take the operator's harmonic means.
 template <class T>
 struct SpectralZRow {
   T lower;
   T diag;
   T upper;
+  T scale;
 };
 template <class T>
-ADI3D_HD SpectralZRow<T> spectral_z_row(const OperatorView<T>& op, int k) {
+ADI3D_HD SpectralZRow<T> spectral_z_row(const OperatorView<T>& op, int k, const T* layers = nullptr) {
   const int n = op.n[2];
   const BoundaryKind lo = op.lo[2], hi = op.hi[2];
-  const T a = op.alpha[2];
-  const RowWeights<T> w = row_weights(row_kind(k, n, lo, hi), a, a, a, op.inv_h2[2]);
   const bool periodic = lo == BoundaryKind::periodic;
   const int km = lower_neighbour(k, n, periodic), kp = upper_neighbour(k, n, periodic);
+  const T a = layers ? layers[k] : op.alpha[2];
+  const T am = layers ? layers[km] : a, ap = layers ? layers[kp] : a;
+  const RowWeights<T> w = row_weights(row_kind(k, n, lo, hi), am, a, ap, op.inv_h2[2]);
   const bool lower_fixed = row_kind(km, n, lo, hi) == RowKind::dirichlet;
   const bool upper_fixed = row_kind(kp, n, lo, hi) == RowKind::dirichlet;
-  return {lower_fixed ? T(0) : w.wm, w.wm + w.wp, upper_fixed ? T(0) : w.wp};
+  return {lower_fixed ? T(0) : w.wm, w.wm + w.wp, upper_fixed ? T(0) : w.wp, layers ? a : T(1)};
 }
 
 // Eigenvalue of the x or y part of -A at stored index i of the CPU's real transforms (FFTW's

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace adi3d {
 
@@ -44,8 +45,11 @@ struct SpectralObstacle {
   bool none() const { return why.empty(); }
 };
 
+// alpha_field: alpha is a field that varies along x or y (a field of z alone, layers, is fine).
 inline SpectralObstacle spectral_obstacle(const BoundarySpec& bc, bool alpha_field) {
-  if (alpha_field) return {-1, "alpha is a field (the direct solve needs alpha constant per axis)"};
+  if (alpha_field)
+    return {-1, "alpha varies along x or y (the direct solve needs alpha constant per axis, or a function of z "
+                "alone)"};
   for (int f = 0; f < 6; ++f)
     if (bc.face[f] == BoundaryKind::robin)
       return {f, std::string("the ") + face_name(f) + " face is robin (the direct solve takes Dirichlet, "
@@ -68,6 +72,13 @@ class SpectralSolve {
   // Dirichlet face) r must be compatible, and e's constant part is arbitrary: the caller
   // sets the mean. r is scratch afterwards.
   virtual void solve(T* r, T* u) = 0;
+};
+
+// alpha on each z plane, where alpha is a field that varies along z alone (layers, the
+// direct solve's one kind of field); empty where alpha is constant per axis.
+template <class T>
+struct SpectralLayers {
+  std::vector<T> alpha;
 };
 
 }  // namespace adi3d

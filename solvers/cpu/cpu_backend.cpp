@@ -229,8 +229,9 @@ Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
 }
 
 template <class T>
-std::unique_ptr<SpectralSolve<T>> CpuBackend<T>::make_spectral_solve(const OperatorView<T>& op) {
-  return make_cpu_spectral_solve(op);
+std::unique_ptr<SpectralSolve<T>> CpuBackend<T>::make_spectral_solve(const OperatorView<T>& op,
+                                                                     const SpectralLayers<T>& layers) {
+  return make_cpu_spectral_solve(op, layers);
 }
 
 template class CpuBackend<float>;

@@ -2,8 +2,8 @@
 // transformed along x and y in place by one FFTW plan of real transforms (RODFT00 = DST-I
 // over the interior of a Dirichlet axis, REDFT00 = DCT-I over a Neumann axis, R2HC over a
 // periodic one), planned once on a plane and run on every plane by OpenMP; then each row
-// of modes is solved along z by Thomas, vectorised across the row's modes (cyclic z by
-// Sherman-Morrison; the singular constant mode with its first node pinned), and
+// of modes is solved along z by Thomas, vectorised across the row's modes (alpha of z alone
+// scaling each plane's x and y eigenvalues; cyclic z by Sherman-Morrison; the singular constant mode with its first node pinned), and
 // transformed back (HC2R for periodic axes). Both transforms are unnormalised: the z
 // solve divides by their product.
 #include "solvers/cpu/cpu_spectral.hpp"
@@ -61,13 +61,14 @@ fftw_r2r_kind fftw_kind(SpectralAxis kind, bool forward) {
 template <class T>
 class CpuSpectralSolve final : public SpectralSolve<T> {
  public:
-  explicit CpuSpectralSolve(const OperatorView<T>& op) : op_(op) {
+  CpuSpectralSolve(const OperatorView<T>& op, const SpectralLayers<T>& layers) : op_(op) {
+    const bool layered = !layers.alpha.empty();
     const BoundarySpec bc = spec_of(op);
     for (int a = 0; a < 3; ++a) range_[a] = unknown_range(op.n[a], op.lo[a], op.hi[a]);
     double normalisation = 1;
     for (int a = 0; a < 2; ++a) {
       kind_[a] = spectral_axis(bc, a);
-      const double w = axis_weight(op, a);
+      const double w = axis_weight(op, a, layered);
       lambda_[a].resize(static_cast<std::size_t>(range_[a].count));
       for (int q = 0; q < range_[a].count; ++q)
         lambda_[a][q] = stored_mode_eigenvalue(kind_[a], w, range_[a].first + q, op.n[a]);
@@ -76,7 +77,7 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
     scale_ = static_cast<T>(1.0 / normalisation);
     singular_ = spectral_singular(op);
     periodic_z_ = op.lo[2] == BoundaryKind::periodic;
-    for (int k = 0; k < op.n[2]; ++k) z_rows_.push_back(spectral_z_row(op, k));
+    for (int k = 0; k < op.n[2]; ++k) z_rows_.push_back(spectral_z_row(op, k, layered ? layers.alpha.data() : nullptr));
     const int n[2] = {range_[1].count, range_[0].count};  // FFTW's order: slowest first
     const int embed[2] = {op.n[1], op.n[0]};
     const fftw_r2r_kind forward[2] = {fftw_kind(kind_[1], true), fftw_kind(kind_[0], true)};
@@ -158,9 +159,9 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
       const T corner = cyclic ? z_rows_[k0].lower * z.upper : T(0);
 #pragma omp simd
       for (int i = begin; i < end; ++i) {
-        T b = z.diag + sigma[i];
+        T b = z.diag + z.scale * sigma[i];
         if (cyclic && k == k0) b += b;
-        if (cyclic && k == k1) b += corner / (z_rows_[k0].diag + sigma[i]);
+        if (cyclic && k == k1) b += corner / (z_rows_[k0].diag + z_rows_[k0].scale * sigma[i]);
         id[i] = T(1) / (b + lower * c_prev[i]);
         c[i] = -upper * id[i];
       }
@@ -205,13 +206,13 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
     for (int k = 0; k < n; ++k)
       for (int i = begin; i < mx; ++i) q[static_cast<std::size_t>(k) * mx + i] = 0;
     for (int i = begin; i < mx; ++i) {
-      q[i] = -(z_rows_[0].diag + sigma[i]);
+      q[i] = -(z_rows_[0].diag + z_rows_[0].scale * sigma[i]);
       q[static_cast<std::size_t>(n - 1) * mx + i] = -upper_last;
     }
     substitute(q, static_cast<std::size_t>(mx), begin, mx, inv_diag, upper, mx, T(1));
     const std::size_t last = plane_size() * (n - 1);
     for (int i = begin; i < mx; ++i) {
-      const T gamma = -(z_rows_[0].diag + sigma[i]);
+      const T gamma = -(z_rows_[0].diag + z_rows_[0].scale * sigma[i]);
       const T vy = row[i] - lower0 / gamma * row[last + i];
       const T vq = q[i] - lower0 / gamma * q[static_cast<std::size_t>(n - 1) * mx + i];
       const T f = vy / (T(1) + vq);
@@ -268,11 +269,13 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<SpectralSolve<T>> make_cpu_spectral_solve(const OperatorView<T>& op) {
-  return std::make_unique<CpuSpectralSolve<T>>(op);
+std::unique_ptr<SpectralSolve<T>> make_cpu_spectral_solve(const OperatorView<T>& op, const SpectralLayers<T>& layers) {
+  return std::make_unique<CpuSpectralSolve<T>>(op, layers);
 }
 
-template std::unique_ptr<SpectralSolve<float>> make_cpu_spectral_solve(const OperatorView<float>&);
-template std::unique_ptr<SpectralSolve<double>> make_cpu_spectral_solve(const OperatorView<double>&);
+template std::unique_ptr<SpectralSolve<float>> make_cpu_spectral_solve(const OperatorView<float>&,
+                                                                       const SpectralLayers<float>&);
+template std::unique_ptr<SpectralSolve<double>> make_cpu_spectral_solve(const OperatorView<double>&,
+                                                                        const SpectralLayers<double>&);
 
 }  // namespace adi3d::cpu

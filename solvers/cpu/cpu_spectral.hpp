@@ -9,6 +9,6 @@
 namespace adi3d::cpu {
 
 template <class T>
-std::unique_ptr<SpectralSolve<T>> make_cpu_spectral_solve(const OperatorView<T>& op);
+std::unique_ptr<SpectralSolve<T>> make_cpu_spectral_solve(const OperatorView<T>& op, const SpectralLayers<T>& layers);
 
 }  // namespace adi3d::cpu

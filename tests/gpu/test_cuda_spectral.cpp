@@ -1,7 +1,8 @@
 // The CUDA direct Poisson solve (solvers/cuda/spectral/) against the CPU's (itself equal to
 // the ADI iteration to rounding: tests/unit/test_poisson_spectral.cpp), in float and
 // double, on every face mix it takes, odd, even and the smallest sizes and a few larger
-// ones: the residual of the 7-point operator at rounding level, the CPU solution within
+// ones, and alpha of z alone: the residual of the 7-point operator at rounding level, the
+// CPU solution within
 // rounding, the same compatibility shift and zero mean where singular, and a second solve
 // with the same plans giving the same result.
 #include "solvers/poisson_spectral.hpp"
@@ -55,12 +56,18 @@ class CudaSpectral : public CudaTest<T> {
  protected:
   // One face mix and size: the GPU against the CPU, from the same random data (nearly
   // compatible where singular).
-  void check(BoundarySpec bc, std::array<int, 3> n) {
+  void check(BoundarySpec bc, std::array<int, 3> n, bool layered = false) {
     SCOPED_TRACE(::testing::Message() << "faces " << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
                                       << static_cast<int>(bc.face[4]) << static_cast<int>(bc.face[5]) << " n "
                                       << n[0] << " " << n[1] << " " << n[2]);
     std::mt19937 rng(7);
-    const Diffusion<T> d = make_diffusion<T>(n, bc, false, rng);
+    Diffusion<T> d = make_diffusion<T>(n, bc, false, rng);
+    if (layered) {  // alpha of z alone, contrast up to 1000
+      const std::vector<T> layer = random_field<T>(static_cast<std::size_t>(n[2]), rng, 0.1, 100.0);
+      const std::size_t plane = static_cast<std::size_t>(n[0]) * n[1];
+      d.alpha_field.resize(d.grid.size());
+      for (std::size_t p = 0; p < d.grid.size(); ++p) d.alpha_field[p] = layer[p / plane];
+    }
     RandomPoissonData<T> data(d.grid, 11);
     if (!bc.has_dirichlet()) make_nearly_compatible<T>(*this->cpu_, d, data, 0.01);
     const Solution<T> cpu = solve_on<T>(*this->cpu_, d, data);
@@ -108,6 +115,14 @@ TYPED_TEST(CudaSpectral, LargerGridsMatchTheCpu) {
   this->check(mix(B::periodic, B::neumann, B::periodic, B::periodic), {67, 41, 37});
   this->check(mix(B::neumann, B::periodic, B::neumann, B::neumann), {131, 29, 53});
   this->check(mix(B::dirichlet, B::periodic, B::neumann, B::dirichlet), {97, 130, 33});
+}
+
+// alpha of z alone (layers): each plane's x and y eigenvalues scaled by its alpha.
+TYPED_TEST(CudaSpectral, LayeredAlphaMatchesTheCpu) {
+  this->check(mix(B::neumann, B::neumann, B::dirichlet, B::dirichlet), {9, 8, 12}, true);
+  this->check(mix(B::dirichlet, B::periodic, B::neumann, B::dirichlet), {33, 20, 17}, true);
+  this->check(mix(B::periodic, B::neumann, B::periodic, B::periodic), {16, 15, 14}, true);
+  this->check(mix(B::neumann, B::neumann, B::neumann, B::neumann), {40, 41, 9}, true);
 }
 
 // The case: a 129^3 Dirichlet box in double is solved to a relative residual near

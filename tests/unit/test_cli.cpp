@@ -227,6 +227,36 @@ TEST_F(Cli, BenchPoissonComparesThePrecisions) {
   EXPECT_EQ(run("bench poisson --methods krylov").code, 2);
 }
 
+// solver.method: auto solves a separable deck directly and says so; the two-layer slab
+// (alpha of z alone) directly too, exact; spectral over a field that varies along x is a
+// one-line deck error naming solver.method's line and the diffusivity.
+TEST_F(Cli, PoissonMethodIsChosenAndReported) {
+  const Outcome a = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+                        "--set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("method spectral: one direct solve (auto"), std::string::npos) << a.out;
+  EXPECT_NE(slurp(dir_ / "results" / "summary.json").find("\"method\": \"spectral\""), std::string::npos);
+  const Outcome slab = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " +
+                           "--set solver.method=spectral --set output.dir=" + (dir_ / "slab").string());
+  EXPECT_EQ(slab.code, 0) << slab.err;
+  const std::string summary = slurp(dir_ / "slab" / "summary.json");
+  const auto at = summary.find("\"max\": ");
+  ASSERT_NE(at, std::string::npos) << summary;
+  EXPECT_LT(std::stod(summary.substr(at + 7)), 1e-12) << summary;
+  const Outcome field = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " +
+                            "--set solver.method=spectral --set \"material.diffusivity=formula 1 + x\" " +
+                            "--set output.dir=" + (dir_ / "field").string());
+  EXPECT_EQ(field.code, 2);
+  EXPECT_EQ(lines(field.err), 1) << field.err;
+  EXPECT_NE(field.err.find("solver.method"), std::string::npos) << field.err;
+  EXPECT_NE(field.err.find("material.diffusivity does not: alpha varies along x or y"), std::string::npos)
+      << field.err;
+  const Outcome adi = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+                          "--set solver.method=adi --set output.dir=" + (dir_ / "adi").string());
+  EXPECT_EQ(adi.code, 0) << adi.err;
+  EXPECT_NE(adi.out.find("method adi,"), std::string::npos) << adi.out;
+}
+
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
   const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set solver.method=adi --set grid.n=9 " +
                         "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());

@@ -374,9 +374,10 @@ bool CudaBackend<T>::fuses_douglas_step(const OperatorView<T>& op) {
 }
 
 template <class T>
-std::unique_ptr<SpectralSolve<T>> CudaBackend<T>::make_spectral_solve(const OperatorView<T>& op) {
+std::unique_ptr<SpectralSolve<T>> CudaBackend<T>::make_spectral_solve(const OperatorView<T>& op,
+                                                                      const SpectralLayers<T>& layers) {
   activate();
-  return make_cuda_spectral_solve(op, *this, stream_, device_);
+  return make_cuda_spectral_solve(op, layers, *this, stream_, device_);
 }
 
 template class CudaBackend<float>;

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kThreads) extend_kernel(const T* __restrict__ 
 
 // One thread per complex mode (kx, ky): the tridiagonal system along z of -A_z + sigma,
 // sigma = the x and y eigenvalues, on the mode's real and imaginary parts. rows: the z
-// rows (lower, diag, upper per plane, spectral_z_row); cp, q: a value per mode and plane.
+// rows (lower, diag, upper, scale per plane, spectral_z_row); cp, q: a value per mode and plane.
 template <class T>
 __global__ void __launch_bounds__(kModeThreads) z_modes_kernel(T* __restrict__ buf, T* __restrict__ cp,
                                                                T* __restrict__ q, const T* __restrict__ rows,
@@ -80,9 +80,11 @@ __global__ void __launch_bounds__(kModeThreads) z_modes_kernel(T* __restrict__ b
   const int k0 = g.range[2].first, mz = g.range[2].count;
   T* v = buf + 2 * m;
   const std::size_t stride = 2 * modes;
-  auto lower_of = [&](int kk) { return rows[3 * (k0 + kk)]; };
-  auto diag_of = [&](int kk) { return rows[3 * (k0 + kk) + 1]; };
-  auto upper_of = [&](int kk) { return rows[3 * (k0 + kk) + 2]; };
+  auto lower_of = [&](int kk) { return rows[4 * (k0 + kk)]; };
+  auto diag_of = [&](int kk) { return rows[4 * (k0 + kk) + 1]; };
+  auto upper_of = [&](int kk) { return rows[4 * (k0 + kk) + 2]; };
+  // The plane's diagonal with the mode's x and y eigenvalues (times the plane's alpha over layers).
+  auto pivot_of = [&](int kk) { return rows[4 * (k0 + kk) + 1] + rows[4 * (k0 + kk) + 3] * sigma; };
 
   if (g.z_singular && kx == 0 && ky == 0) {
     // The constant's line: node 0 held at 0 (the dropped row 0 is the compatibility the
@@ -116,13 +118,13 @@ __global__ void __launch_bounds__(kModeThreads) z_modes_kernel(T* __restrict__ b
   // Thomas; on a periodic z the ends of Sherman-Morrison's T' (as the CPU's solve_cyclic:
   // corners -lower_0 and -upper_last, gamma = -b_0) and the second right-hand side p in q.
   const bool cyclic = g.z_periodic;
-  const T b0 = diag_of(0) + sigma;
+  const T b0 = pivot_of(0);
   const T gamma = -b0;
   T re_prev = 0, im_prev = 0, q_prev = 0, c_prev = 0;
   for (int kk = 0; kk < mz; ++kk) {
     const T lower = kk == 0 ? T(0) : lower_of(kk);
     const T upper = kk == mz - 1 ? T(0) : upper_of(kk);
-    T b = diag_of(kk) + sigma;
+    T b = pivot_of(kk);
     if (cyclic && kk == 0) b -= gamma;
     if (cyclic && kk == mz - 1) b += lower_of(0) * upper_of(kk) / b0;
     const T id = T(1) / (b + lower * c_prev);
@@ -190,8 +192,10 @@ unsigned grid_dim(int n) { return static_cast<unsigned>(std::min(std::max(n, 1),
 template <class T>
 class CudaSpectralSolve final : public SpectralSolve<T> {
  public:
-  CudaSpectralSolve(const OperatorView<T>& op, Backend<T>& backend, cudaStream_t stream, int device)
+  CudaSpectralSolve(const OperatorView<T>& op, const SpectralLayers<T>& layers, Backend<T>& backend,
+                    cudaStream_t stream, int device)
       : stream_(stream), device_(device) {
+    const bool layered = !layers.alpha.empty();
     BoundarySpec bc;
     for (int a = 0; a < 3; ++a) bc.face[2 * a] = op.lo[a], bc.face[2 * a + 1] = op.hi[a];
     for (int a = 0; a < 3; ++a) {
@@ -206,14 +210,14 @@ class CudaSpectralSolve final : public SpectralSolve<T> {
     g_.real_row = 2 * g_.complex_row;
     g_.z_singular = op.lo[2] != BoundaryKind::dirichlet && op.hi[2] != BoundaryKind::dirichlet;
     g_.z_periodic = op.lo[2] == BoundaryKind::periodic;
-    wx_ = axis_weight(op, 0);
-    wy_ = axis_weight(op, 1);
+    wx_ = axis_weight(op, 0, layered);
+    wy_ = axis_weight(op, 1, layered);
     scale_ = static_cast<T>(1.0 / (static_cast<double>(g_.period[0]) * g_.period[1]));
 
-    std::vector<T> rows(3 * static_cast<std::size_t>(op.n[2]));
+    std::vector<T> rows(4 * static_cast<std::size_t>(op.n[2]));
     for (int k = 0; k < op.n[2]; ++k) {
-      const SpectralZRow<T> z = spectral_z_row(op, k);
-      rows[3 * k] = z.lower, rows[3 * k + 1] = z.diag, rows[3 * k + 2] = z.upper;
+      const SpectralZRow<T> z = spectral_z_row(op, k, layered ? layers.alpha.data() : nullptr);
+      rows[4 * k] = z.lower, rows[4 * k + 1] = z.diag, rows[4 * k + 2] = z.upper, rows[4 * k + 3] = z.scale;
     }
     rows_ = backend.allocate(rows.size());
     backend.upload(rows.data(), rows_.data(), rows.size());
@@ -276,14 +280,16 @@ class CudaSpectralSolve final : public SpectralSolve<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<SpectralSolve<T>> make_cuda_spectral_solve(const OperatorView<T>& op, Backend<T>& backend,
-                                                           cudaStream_t stream, int device) {
-  return std::make_unique<CudaSpectralSolve<T>>(op, backend, stream, device);
+std::unique_ptr<SpectralSolve<T>> make_cuda_spectral_solve(const OperatorView<T>& op, const SpectralLayers<T>& layers,
+                                                           Backend<T>& backend, cudaStream_t stream, int device) {
+  return std::make_unique<CudaSpectralSolve<T>>(op, layers, backend, stream, device);
 }
 
-template std::unique_ptr<SpectralSolve<float>> make_cuda_spectral_solve(const OperatorView<float>&, Backend<float>&,
+template std::unique_ptr<SpectralSolve<float>> make_cuda_spectral_solve(const OperatorView<float>&,
+                                                                        const SpectralLayers<float>&, Backend<float>&,
                                                                         cudaStream_t, int);
 template std::unique_ptr<SpectralSolve<double>> make_cuda_spectral_solve(const OperatorView<double>&,
+                                                                         const SpectralLayers<double>&,
                                                                          Backend<double>&, cudaStream_t, int);
 
 }  // namespace adi3d::cuda

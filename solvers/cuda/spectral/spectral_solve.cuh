@@ -11,7 +11,7 @@ namespace adi3d::cuda {
 
 // Scratch comes from `backend` (its RAII arrays); work runs on `stream` of `device`.
 template <class T>
-std::unique_ptr<SpectralSolve<T>> make_cuda_spectral_solve(const OperatorView<T>& op, Backend<T>& backend,
-                                                           cudaStream_t stream, int device);
+std::unique_ptr<SpectralSolve<T>> make_cuda_spectral_solve(const OperatorView<T>& op, const SpectralLayers<T>& layers,
+                                                           Backend<T>& backend, cudaStream_t stream, int device);
 
 }  // namespace adi3d::cuda
