@@ -49,6 +49,18 @@ std::string gigabytes(std::size_t bytes) { return fmt::format("{:.2f} GB", stati
 }  // namespace
 
 template <class T>
+io::OutputRanks output_ranks(const ProblemSetup<T>& problem) {
+  io::OutputRanks ranks;
+  const SlabDecomposition& slab = problem.diffusion.slab;
+  if (!slab.distributed()) return ranks;
+  ranks.comm = problem.comm->duplicate();
+  ranks.starts.resize(static_cast<std::size_t>(slab.ranks) + 1);
+  ranks.comm->allgather(&slab.k_begin, ranks.starts.data(), sizeof(int));
+  ranks.starts.back() = slab.whole.n[2];
+  return ranks;
+}
+
+template <class T>
 std::unique_ptr<SnapshotPipeline<T>> SnapshotPipeline<T>::for_run(const io::RunConfig& config,
                                                                   const ProblemSetup<T>& problem,
                                                                   std::optional<long> resume_step) {
@@ -59,22 +71,27 @@ std::unique_ptr<SnapshotPipeline<T>> SnapshotPipeline<T>::for_run(const io::RunC
   info.version = "adi3d " + version_string();
   info.problem = io::to_string(config.problem);
   info.compression = config.output.compression;
+  info.ranks = output_ranks(problem);
   std::vector<std::unique_ptr<io::SnapshotWriter>> writers;
-  if (!problem.root()) return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value());
   if (config.output.hdf5) writers.push_back(std::make_unique<io::Hdf5SeriesWriter>(info, resume_step));
   if (config.output.vtk) writers.push_back(io::make_vtk_series_writer(info, resume_step));
-  return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value());
+  return std::make_unique<SnapshotPipeline>(config, problem, std::move(writers), resume_step.has_value(), 2,
+                                            info.ranks);
 }
 
 template <class T>
 SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const ProblemSetup<T>& problem,
                                       std::vector<std::unique_ptr<io::SnapshotWriter>> writers, bool resumed,
-                                      std::size_t queue_depth)
-    : config_(config), grid_(config.grid), slab_(problem.diffusion.slab), resumed_(resumed),
-      pool_(config.grid.size(), staging_capacity(config, problem)), queue_(queue_depth) {
+                                      std::size_t queue_depth, io::OutputRanks ranks)
+    : config_(config), grid_(config.grid), slab_(problem.diffusion.slab), ranks_(std::move(ranks)),
+      resumed_(resumed), pool_(ranks_.values(config.grid), staging_capacity(config, problem)),
+      queue_(queue_depth, !ranks_.comm || ranks_.comm->threads_may_overlap()) {
   for (auto& w : writers) writers_.push_back(std::move(w));
-  if (slab_.distributed()) comm_ = problem.comm;
-  wanted_ = comm_ ? config.output.hdf5 || config.output.vtk : !writers_.empty();
+  if (slab_.distributed()) {
+    comm_ = problem.comm;
+    if (!ranks_.shared()) throw std::logic_error("a distributed run's pipeline needs its ranks (output_ranks)");
+  }
+  wanted_ = !writers_.empty();
   const std::vector<std::string>& fields = config.output.fields;
   want_u_ = fields.empty() || has(fields, "u");
   if (has(fields, "error")) exact_ = problem.exact.get();
@@ -86,18 +103,8 @@ SnapshotPipeline<T>::SnapshotPipeline(const io::RunConfig& config, const Problem
 
 template <class T>
 void SnapshotPipeline<T>::keep_alpha(const T* local_owned) {
-  const std::vector<T> alpha = gather(local_owned);
-  if (!comm_ || comm_->rank() == 0)
-    alpha_ = std::make_shared<io::FieldBuffer>(to_field("alpha", alpha.data(), alpha.size(), config_.output.single));
-}
-
-template <class T>
-std::vector<T> SnapshotPipeline<T>::gather(const T* local_owned) const {
-  if (!comm_) return std::vector<T>(local_owned, local_owned + grid_.size());
-  std::vector<T> whole(comm_->rank() == 0 ? grid_.size() : 0);
-  // Ranks own consecutive planes in rank order: the gather lays them out as the grid.
-  comm_->gather(local_owned, slab_.owned_size() * sizeof(T), whole.data(), 0);
-  return whole;
+  alpha_ = std::make_shared<io::FieldBuffer>(
+      to_field("alpha", local_owned, ranks_.values(grid_), config_.output.single));
 }
 
 template <class T>
@@ -105,23 +112,11 @@ SnapshotPipeline<T>::~SnapshotPipeline() = default;
 
 template <class T>
 typename SnapshotPipeline<T>::Staged SnapshotPipeline<T>::stage(Backend<T>& backend, const T* u) {
-  const auto wait_for_writer = [this] { warn_writer_behind(); };
-  if (!comm_) {
-    std::shared_ptr<T> buffer = pool_.acquire(backend, wait_for_writer);
-    std::shared_ptr<PendingDownload> copy = backend.start_download(u, buffer.get(), grid_.size());
-    return {std::move(buffer), std::move(copy)};
-  }
-  // Distributed: the gather needs every rank's planes on the host now.
-  if (owned_.empty()) owned_ = backend.allocate_host_staging(slab_.owned_size());
-  backend.start_download(u + slab_.owned_offset(), owned_.data(), owned_.size())->wait();
-  Staged staged;
-  if (comm_->rank() == 0) {
-    staged.values = pool_.acquire(backend, wait_for_writer);
-    staged.copy = std::make_shared<FinishedDownload>();
-  }
-  // Ranks own consecutive planes in rank order: the gather lays them out as the grid.
-  comm_->gather(owned_.data(), slab_.owned_size() * sizeof(T), staged.values.get(), 0);
-  return staged;
+  // This rank's owned planes: the whole grid on one rank.
+  const std::size_t n = ranks_.values(grid_);
+  std::shared_ptr<T> buffer = pool_.acquire(backend, [this] { warn_writer_behind(); });
+  std::shared_ptr<PendingDownload> copy = backend.start_download(u + slab_.owned_offset(), buffer.get(), n);
+  return {std::move(buffer), std::move(copy)};
 }
 
 template <class T>
@@ -130,7 +125,7 @@ io::FieldBuffer SnapshotPipeline<T>::staged_field(const std::string& name, const
   io::FieldBuffer f;
   f.name = name;
   f.single = single || std::is_same_v<T, float>;
-  f.staged = {staged.values, staged.values.get(), grid_.size(), std::is_same_v<T, float>};
+  f.staged = {staged.values, staged.values.get(), ranks_.values(grid_), std::is_same_v<T, float>};
   return f;
 }
 
@@ -154,10 +149,9 @@ void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, con
   last_snapshot_step_ = step;
   step_ = step;
   if (!wanted_) return;
-  const bool root = !comm_ || comm_->rank() == 0;
-  if (backend_alpha_) {  // once, on every rank alike (the gather is collective)
-    std::vector<T> owned(comm_ ? slab_.owned_size() : grid_.size());
-    backend.download(backend_alpha_ + (comm_ ? slab_.owned_offset() : 0), owned.data(), owned.size());
+  if (backend_alpha_) {  // once
+    std::vector<T> owned(ranks_.values(grid_));
+    backend.download(backend_alpha_ + slab_.owned_offset(), owned.data(), owned.size());
     keep_alpha(owned.data());
     backend_alpha_ = nullptr;
   }
@@ -173,7 +167,6 @@ void SnapshotPipeline<T>::snapshot(long step, double t, Backend<T>& backend, con
     error = stage(backend, error_.data());
   }
   const Staged host = want_u_ ? stage(backend, u) : Staged{};
-  if (!root) return;
   ++snapshots_;
   // Everything below runs on the writer thread: it waits for the downloads and writes
   // the staged buffers as they are.
@@ -199,8 +192,7 @@ void SnapshotPipeline<T>::checkpoint(long step, double t, Backend<T>& backend, c
   queue_.check();
   step_ = step;
   const Staged host = stage(backend, u);
-  ++checkpoints_;  // on every rank: the summary's outputs name the file everywhere
-  if (!host.values) return;
+  ++checkpoints_;
   queue_.push([this, host, step, t] {
     io::CheckpointState state;
     state.grid = grid_;
@@ -210,7 +202,7 @@ void SnapshotPipeline<T>::checkpoint(long step, double t, Backend<T>& backend, c
     state.deck_text = config_.deck_text;
     state.version = "adi3d " + version_string();
     state.u = staged_field("u", host, false);  // the run's precision, always
-    io::write_checkpoint((std::filesystem::path(config_.output.dir) / "checkpoint.h5").string(), state);
+    io::write_checkpoint((std::filesystem::path(config_.output.dir) / "checkpoint.h5").string(), state, ranks_);
   }, [this] { warn_writer_behind(); });
 }
 
@@ -276,5 +268,7 @@ std::vector<std::string> SnapshotPipeline<T>::outputs() const {
 
 template class SnapshotPipeline<float>;
 template class SnapshotPipeline<double>;
+template io::OutputRanks output_ranks(const ProblemSetup<float>&);
+template io::OutputRanks output_ranks(const ProblemSetup<double>&);
 
 }  // namespace adi3d::app

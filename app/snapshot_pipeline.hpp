@@ -22,10 +22,13 @@
 // u - exact formed and reduced where the backend is (on the GPU for a CUDA backend), so
 // that only what is written comes to the host.
 //
-// Distributed runs: every rank makes the pipeline and takes part in each snapshot and
-// checkpoint; each rank downloads its owned planes into a staging buffer of its own, and
-// they are gathered into a pool buffer on rank 0, which alone writes (the files are those
-// of a one-rank run). Rank 0's bound is the pool's plus its own slab's buffer.
+// Distributed runs (issue 38, parallel output): every rank makes the pipeline, stages its
+// owned planes in a pool of its own (the bound above, of its planes) and writes them
+// itself: into the one snapshots.h5 and checkpoint.h5 through parallel HDF5, and as its
+// piece of each VTK image under a .pvti; rank 0 keeps the indexes (XDMF, PVD). The files
+// are those of a one-rank run, but for the VTK pieces. The writers talk over a
+// communicator of their own, on each rank's writer thread where MPI allows threads to call
+// it at once (MPI_THREAD_MULTIPLE), else on the main thread as each snapshot is taken.
 #include "app/heat_run.hpp"
 #include "app/problem_setup.hpp"
 #include "app/staging_pool.hpp"
@@ -39,6 +42,11 @@
 
 namespace adi3d::app {
 
+// The ranks that write a run's files and the planes each holds: in a distributed run, a
+// communicator of their own over the run's ranks (collective: every rank calls it).
+template <class T>
+io::OutputRanks output_ranks(const ProblemSetup<T>& problem);
+
 template <class T>
 class SnapshotPipeline final : public RunObserver<T> {
  public:
@@ -49,9 +57,10 @@ class SnapshotPipeline final : public RunObserver<T> {
 
   // Explicit writers (tests inject their own); `queue_depth` bounds the jobs in flight (the
   // staging pool bounds the memory they hold).
+  // `ranks`: the writers' (output_ranks(); one rank when not given).
   SnapshotPipeline(const io::RunConfig& config, const ProblemSetup<T>& problem,
                    std::vector<std::unique_ptr<io::SnapshotWriter>> writers, bool resumed = false,
-                   std::size_t queue_depth = 2);
+                   std::size_t queue_depth = 2, io::OutputRanks ranks = {});
   ~SnapshotPipeline() override;
 
   void on_start(long step, double t, Backend<T>& backend, const T* u) override;
@@ -83,8 +92,7 @@ class SnapshotPipeline final : public RunObserver<T> {
  private:
   bool snapshot_due(long step, double t) const;
   bool checkpoint_due(long step) const;
-  // One field on its way to the writer: a pool buffer and the download that fills it
-  // (null on the ranks other than 0 of a distributed run).
+  // One field on its way to the writer: a pool buffer and the download that fills it.
   struct Staged {
     std::shared_ptr<T> values;
     std::shared_ptr<PendingDownload> copy;
@@ -93,9 +101,7 @@ class SnapshotPipeline final : public RunObserver<T> {
   // The field a writer reads: the staged buffer itself, once its download is done (on the
   // writer thread).
   io::FieldBuffer staged_field(const std::string& name, const Staged& staged, bool single) const;
-  // The whole field from each rank's slab (owned planes), on rank 0.
-  std::vector<T> gather(const T* local_owned) const;
-  // The alpha field written with every snapshot, from this rank's owned planes (collective).
+  // The alpha field written with every snapshot, from this rank's owned planes.
   void keep_alpha(const T* local_owned);
   // The one warning, the first time stepping waits for the writer.
   void warn_writer_behind();
@@ -104,6 +110,7 @@ class SnapshotPipeline final : public RunObserver<T> {
   Grid3 grid_;
   SlabDecomposition slab_;
   Communicator* comm_ = nullptr;   // set in distributed runs
+  io::OutputRanks ranks_;          // the writers' ranks and planes
   bool wanted_ = false;            // snapshots are taken (the same on every rank)
   std::vector<std::shared_ptr<io::SnapshotWriter>> writers_;
   std::shared_ptr<const io::FieldBuffer> alpha_;   // output precision, when written
@@ -117,7 +124,6 @@ class SnapshotPipeline final : public RunObserver<T> {
   long step_ = 0;                // the step being written (for the warning)
   bool warned_ = false;
   Array<T> error_;               // backend memory for u - exact, kept between snapshots
-  Array<T> owned_;               // a rank's owned planes on their way to rank 0 (distributed)
   StagingPool<T> pool_;          // before queue_: jobs give their buffers back to it
   io::WriterQueue queue_;  // last: its thread stops before the members it uses go
 };

@@ -1,6 +1,7 @@
 #include "io/checkpoint.hpp"
 
 #include "io/hdf5_handles.hpp"
+#include "io/hdf5_layout.hpp"
 #include "io/hdf5_snapshots.hpp"
 #include "io/snapshot_files.hpp"
 
@@ -8,16 +9,61 @@
 
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 
 namespace adi3d::io {
 namespace {
 
-constexpr const char* kFormat = "adi3d checkpoint 1";
+// Format 2 keeps a checksum per z plane of u ("u_plane_fnv1a64"), which the ranks of a
+// distributed run form for their own planes; format 1 (one checksum over all of u) is
+// still read.
+constexpr const char* kFormat = "adi3d checkpoint 2";
+constexpr const char* kFormatWholeSum = "adi3d checkpoint 1";
+constexpr const char* kPlaneSums = "u_plane_fnv1a64";
 
 std::string grid_text(const Grid3& g) { return fmt::format("{} x {} x {}", g.n[0], g.n[1], g.n[2]); }
 
 bool same(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+// The checksum of each z plane of x-fastest values (`count` planes of `plane_bytes`).
+std::vector<long> plane_sums(const void* values, std::size_t count, std::size_t plane_bytes) {
+  std::vector<long> sums(count);
+  const auto* bytes = static_cast<const unsigned char*>(values);
+  for (std::size_t k = 0; k < count; ++k) sums[k] = static_cast<long>(fnv1a64(bytes + k * plane_bytes, plane_bytes));
+  return sums;
+}
+
+// The plane checksums as a 1D dataset of nz values, each rank writing its own planes'.
+void write_plane_sums(hid_t file, const std::vector<long>& mine, const Grid3& grid, const OutputRanks& ranks,
+                      const std::string& path) {
+  const std::string what = std::string("write dataset '") + kPlaneSums + "'";
+  const hsize_t nz = static_cast<hsize_t>(grid.n[2]), count = mine.size();
+  h5::Handle space(H5Screate_simple(1, &nz, nullptr), H5Sclose, path, what);
+  h5::Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose, path, what);
+  h5::Handle set(H5Dcreate2(file, kPlaneSums, H5T_NATIVE_INT64, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 H5Dclose, path, what);
+  const hsize_t first = static_cast<hsize_t>(ranks.first_plane());
+  if (count > 0)
+    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &first, nullptr, &count, nullptr), path, what);
+  else
+    h5::check(H5Sselect_none(space), path, what);
+  h5::Handle dxpl = h5::field_transfer(false, ranks.shared(), path);
+  h5::check(H5Dwrite(set, H5T_NATIVE_INT64, memory, space, dxpl, mine.data()), path, what);
+  set.close(path, what);
+}
+
+std::vector<long> read_plane_sums(hid_t file, const Grid3& grid, const std::string& path) {
+  const std::string what = std::string("read dataset '") + kPlaneSums + "'";
+  h5::Handle set(H5Dopen2(file, kPlaneSums, H5P_DEFAULT), H5Dclose, path, what);
+  h5::Handle space(H5Dget_space(set), H5Sclose, path, what);
+  if (H5Sget_simple_extent_npoints(space) != grid.n[2])
+    throw CheckpointError(fmt::format("{}: {} holds {} checksums for {} planes", path, kPlaneSums,
+                                      H5Sget_simple_extent_npoints(space), grid.n[2]));
+  std::vector<long> sums(static_cast<std::size_t>(grid.n[2]));
+  h5::check(H5Dread(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, sums.data()), path, what);
+  return sums;
+}
 
 }  // namespace
 
@@ -31,15 +77,16 @@ unsigned long long fnv1a64(const void* data, std::size_t bytes) {
   return h;
 }
 
-void write_checkpoint(const std::string& path, const CheckpointState& s) {
+void write_checkpoint(const std::string& path, const CheckpointState& s, const OutputRanks& ranks) {
   const std::string tmp = path + ".tmp";
   const FieldBuffer& u = s.u;
-  // The checksum is over the bytes stored: the values in memory must be in that type.
+  // The checksums are over the bytes stored: the values in memory must be in that type.
   if (u.name != "u" || u.single != (s.precision == Precision::f32) || u.data_single() != u.single)
     throw OutputError(tmp + ": checkpoint field is not 'u' in the run precision");
+  std::exception_ptr failure;
   try {
     h5::Hdf5Lock lock;
-    h5::Handle file = h5::create_file(tmp);
+    h5::Handle file = h5::create_file(tmp, ranks);
     h5::write_attr(file, "format", std::string(kFormat), tmp);
     h5::write_attr(file, "origin", s.grid.lo, tmp);
     h5::write_attr(file, "spacing", s.grid.h, tmp);
@@ -48,16 +95,24 @@ void write_checkpoint(const std::string& path, const CheckpointState& s) {
     h5::write_attr(file, "step", s.step, tmp);
     h5::write_attr(file, "time", s.time, tmp);
     h5::write_attr(file, "version", s.version, tmp);
-    const auto sum = static_cast<long>(fnv1a64(u.data(), u.size() * (u.single ? 4 : 8)));
-    h5::write_attr(file, "u_fnv1a64", sum, tmp);
+    const std::size_t plane_bytes = static_cast<std::size_t>(s.grid.n[0]) * s.grid.n[1] * (u.single ? 4 : 8);
+    write_plane_sums(file, plane_sums(u.data(), static_cast<std::size_t>(ranks.planes(s.grid)), plane_bytes),
+                     s.grid, ranks, tmp);
     h5::write_string_dataset(file, "deck", s.deck_text, tmp);
-    h5::write_field(file, u, s.grid, tmp);
+    h5::write_field(file, u, s.grid, tmp, {}, ranks);
+    if (ranks.shared()) h5::flush_file(file, tmp);
     file.close(tmp, "close (flush) the checkpoint");
   } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
+    failure = std::current_exception();
   }
-  commit_file(tmp, path);
+  // The rename only once every rank's planes are in: else the good checkpoint stays.
+  const bool failed = any_rank_failed(ranks, failure != nullptr);
+  if (ranks.rank() == 0 && failed) std::remove(tmp.c_str());
+  if (failure) std::rethrow_exception(failure);
+  if (failed) throw OutputError(fmt::format("{}: the checkpoint failed on another rank", tmp));
+  if (ranks.rank() == 0) commit_file(tmp, path);
+  // No rank reports the checkpoint written before it is in place.
+  if (ranks.shared()) ranks.comm->barrier();
 }
 
 CheckpointState read_checkpoint(const std::string& path) {
@@ -67,7 +122,8 @@ CheckpointState read_checkpoint(const std::string& path) {
   try {
     h5::Hdf5Lock lock;
     h5::Handle file = h5::open_file(path, false);
-    if (!h5::has_attr(file, "format", path) || h5::read_attr_string(file, "format", path) != kFormat)
+    const std::string format = h5::has_attr(file, "format", path) ? h5::read_attr_string(file, "format", path) : "";
+    if (format != kFormat && format != kFormatWholeSum)
       throw CheckpointError(fmt::format("{}: not an adi3d checkpoint (no format '{}')", path, kFormat));
     s.grid = read_grid_attributes(file, path);
     const std::string precision = h5::read_attr_string(file, "precision", path);
@@ -87,10 +143,19 @@ CheckpointState read_checkpoint(const std::string& path) {
     s.u.name = "u";
     s.u.single = single;
     h5::read_field(file, "u", s.grid, single, &s.u.f32, &s.u.f64, path);
-    const auto expected = static_cast<unsigned long long>(h5::read_attr_long(file, "u_fnv1a64", path));
-    const unsigned long long actual = fnv1a64(s.u.data(), s.u.size() * (single ? 4 : 8));
-    if (actual != expected)
-      throw CheckpointError(fmt::format("{}: corrupt checkpoint: checksum of u does not match", path));
+    if (format == kFormatWholeSum) {
+      const auto expected = static_cast<unsigned long long>(h5::read_attr_long(file, "u_fnv1a64", path));
+      const unsigned long long actual = fnv1a64(s.u.data(), s.u.size() * (single ? 4 : 8));
+      if (actual != expected)
+        throw CheckpointError(fmt::format("{}: corrupt checkpoint: checksum of u does not match", path));
+    } else {
+      const std::vector<long> expected = read_plane_sums(file, s.grid, path);
+      const std::vector<long> actual = plane_sums(s.u.data(), expected.size(), s.u.size() / expected.size() * (single ? 4 : 8));
+      for (std::size_t k = 0; k < expected.size(); ++k)
+        if (actual[k] != expected[k])
+          throw CheckpointError(
+              fmt::format("{}: corrupt checkpoint: checksum of u does not match in plane z = {}", path, k));
+    }
   } catch (const OutputError& e) {
     throw CheckpointError(fmt::format("unreadable checkpoint: {}", e.what()));
   }

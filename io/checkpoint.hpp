@@ -3,7 +3,9 @@
 // to continue bit for bit: u in the run's precision, step, time, the grid, the precision,
 // the deck text and the program version. Written to a temporary name, closed (flushed),
 // fsynced and renamed, so an interrupted write never replaces a good checkpoint with a
-// bad one. A checksum of u catches a corrupted file on reading.
+// bad one. A checksum of each plane of u catches a corrupted file on reading. The file is
+// the same whichever number of ranks wrote it, so a run restarts on any number.
+#include "io/output_ranks.hpp"
 #include "io/run_config.hpp"
 #include "io/snapshot.hpp"
 
@@ -28,8 +30,10 @@ struct CheckpointState {
   FieldBuffer u;  // named "u"; u.single exactly when precision is f32
 };
 
-// Writes atomically to `path`; throws OutputError naming the file and the operation.
-void write_checkpoint(const std::string& path, const CheckpointState& state);
+// Writes atomically to `path`; throws OutputError naming the file and the operation. On
+// several ranks (ranks.shared()) every rank calls it with its planes of u, and they write
+// the one file together; it is renamed into place once all have written theirs.
+void write_checkpoint(const std::string& path, const CheckpointState& state, const OutputRanks& ranks = {});
 
 // Reads and verifies (layout, shape, checksum); throws CheckpointError with one line.
 CheckpointState read_checkpoint(const std::string& path);

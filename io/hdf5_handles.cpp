@@ -91,14 +91,42 @@ void Handle::close(const std::string& file, const std::string& what) {
   if (id >= 0 && closer_) check(closer_(id), file, what);
 }
 
-Handle create_file(const std::string& path) {
-  return Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, path,
-                "create the file");
+namespace {
+
+// MPI-IO over the writers' communicator where several ranks share the file.
+Handle file_access(const OutputRanks& ranks, const std::string& path) {
+  const std::string what = "set the file access";
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, what);
+  if (!ranks.shared()) return fapl;
+#ifdef H5_HAVE_PARALLEL
+  const MPI_Comm comm = *static_cast<const MPI_Comm*>(ranks.comm->mpi_comm());
+  check(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), path, "open the file through MPI-IO");
+  // Metadata read by one rank and broadcast, and written collectively: without this every
+  // rank reads the same small pieces of the file, and each writes them.
+  check(H5Pset_all_coll_metadata_ops(fapl, true), path, what);
+  check(H5Pset_coll_metadata_write(fapl, true), path, what);
+#else
+  throw OutputError(path + ": " + std::to_string(ranks.size()) +
+                    " ranks write this file together, but this adi3d was built with serial HDF5");
+#endif
+  return fapl;
 }
 
-Handle open_file(const std::string& path, bool writable) {
-  return Handle(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
-                path, writable ? "open the file for writing" : "open the file");
+}  // namespace
+
+Handle create_file(const std::string& path, const OutputRanks& ranks) {
+  Handle fapl = file_access(ranks, path);
+  return Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose, path, "create the file");
+}
+
+Handle open_file(const std::string& path, bool writable, const OutputRanks& ranks) {
+  Handle fapl = file_access(ranks, path);
+  return Handle(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl), H5Fclose, path,
+                writable ? "open the file for writing" : "open the file");
+}
+
+void flush_file(hid_t file, const std::string& path) {
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), path, "flush the file");
 }
 
 Handle open_group(hid_t parent, const std::string& name, const std::string& file) {
@@ -115,10 +143,11 @@ bool has_link(hid_t parent, const std::string& name, const std::string& file) {
 }
 
 void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file,
-                 const Compression& compression) {
+                 const Compression& compression, const OutputRanks& ranks) {
   const std::string what = "write dataset '" + field.name + "'";
-  if (field.size() != grid.size())
-    throw OutputError(fmt::format("{}: {}: {} values for a grid of {}", file, what, field.size(), grid.size()));
+  if (field.size() != ranks.values(grid))
+    throw OutputError(fmt::format("{}: {}: {} values for {} planes of a grid of {}", file, what, field.size(),
+                                  ranks.planes(grid), grid.size()));
   const hsize_t dims[3] = {static_cast<hsize_t>(grid.n[2]), static_cast<hsize_t>(grid.n[1]),
                            static_cast<hsize_t>(grid.n[0])};
   const hid_t stored = field.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -128,11 +157,20 @@ void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, cons
   Handle dcpl = field_creation(grid, value_bytes, compression, file);
   Handle dapl = field_access(grid, value_bytes, file);
   Handle set(H5Dcreate2(parent, field.name.c_str(), stored, space, H5P_DEFAULT, dcpl, dapl), H5Dclose, file, what);
-  Handle dxpl = field_transfer(stored != in_memory, file);
-  if (compression.on())
-    check(H5Dwrite(set, in_memory, H5S_ALL, H5S_ALL, dxpl, field.data()), file, what);
-  else
-    write_contiguous(set, in_memory, field.data(), grid, value_bytes, dxpl, file, what);
+  Handle dxpl = field_transfer(stored != in_memory, ranks.shared(), file);
+  if (compression.on() && ranks.shared() && stored != in_memory) {
+    // HDF5 converts types only in independent writes, and writes filters only in
+    // collective ones: the ranks convert their planes first.
+    if (!field.single) throw OutputError(file + ": " + what + ": float values stored as float64");
+    const auto* values = static_cast<const double*>(field.data());
+    const std::vector<float> converted(values, values + field.size());
+    Handle plain = field_transfer(false, true, file);
+    write_planes(set, stored, converted.data(), grid, ranks, plain, file, what);
+  } else if (compression.on()) {
+    write_planes(set, in_memory, field.data(), grid, ranks, dxpl, file, what);
+  } else {
+    write_contiguous(set, in_memory, field.data(), grid, value_bytes, dxpl, file, what, ranks);
+  }
   set.close(file, what);
 }
 

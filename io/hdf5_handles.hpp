@@ -4,6 +4,7 @@
 // printing is switched off; all HDF5 use in adi3d is serialised by Hdf5Lock, so the
 // writer thread and the main thread (restart, tests) never call into the library at once.
 #include "io/output_compression.hpp"
+#include "io/output_ranks.hpp"
 #include "io/snapshot.hpp"
 
 #include <hdf5.h>
@@ -55,16 +56,23 @@ class Handle {
   Closer closer_ = nullptr;
 };
 
-Handle create_file(const std::string& path);                // truncates
-Handle open_file(const std::string& path, bool writable);
+// Files shared by several ranks (ranks.shared()) are opened by all of them together
+// through MPI-IO; every call on such a file that changes its structure (groups, datasets,
+// attributes, links) is collective: each rank makes it, with the same arguments.
+Handle create_file(const std::string& path, const OutputRanks& ranks = {});  // truncates
+Handle open_file(const std::string& path, bool writable, const OutputRanks& ranks = {});
+// Writes everything buffered to the disk (MPI_File_sync on a shared file): collective.
+void flush_file(hid_t file, const std::string& path);
 Handle open_group(hid_t parent, const std::string& name, const std::string& file);
 Handle create_group(hid_t parent, const std::string& name, const std::string& file);
 bool has_link(hid_t parent, const std::string& name, const std::string& file);
 
 // 3D dataset shaped (nz, ny, nx) from x-fastest data, stored as field.single says (HDF5
 // converts from the memory type only when the two differ), laid out as hdf5_layout.hpp says.
+// The field holds this rank's planes (ranks.planes); on a shared file every rank writes its
+// own into the one dataset, collectively.
 void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file,
-                 const Compression& compression = {});
+                 const Compression& compression = {}, const OutputRanks& ranks = {});
 // Reads a (nz, ny, nx) dataset into doubles or floats (converted by HDF5 when needed).
 void read_field(hid_t parent, const std::string& name, const Grid3& grid, bool single,
                 std::vector<float>* f32, std::vector<double>* f64, const std::string& file);

@@ -51,10 +51,17 @@ Handle field_access(const Grid3& grid, std::size_t value_bytes, const std::strin
   return dapl;
 }
 
-Handle field_transfer(bool converts, const std::string& file) {
+Handle field_transfer(bool converts, bool collective, const std::string& file) {
   const std::string what = "set a dataset's transfer";
   Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose, file, what);
   if (converts) check(H5Pset_buffer(dxpl, kConversionBuffer, nullptr, nullptr), file, what);
+#ifdef H5_HAVE_PARALLEL
+  // Collective: HDF5 writes chunked, filtered datasets of a shared file no other way, and
+  // MPI-IO can then merge the ranks' neighbouring pieces into large writes.
+  if (collective) check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), file, what);
+#else
+  if (collective) throw OutputError(file + ": a collective write needs parallel HDF5");
+#endif
   return dxpl;
 }
 
@@ -83,29 +90,58 @@ int posix_descriptor(hid_t set) {
 
 }  // namespace
 
+namespace {
+
+// Selects planes [first, first + count) of a (planes, ny, nx) space, or nothing.
+void select_planes(hid_t space, hsize_t first, hsize_t count, hsize_t ny, hsize_t nx, const std::string& file,
+                   const std::string& what) {
+  if (count == 0) {
+    check(H5Sselect_none(space), file, what);
+    return;
+  }
+  const hsize_t start[3] = {first, 0, 0};
+  const hsize_t counts[3] = {count, ny, nx};
+  check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, counts, nullptr), file, what);
+}
+
+}  // namespace
+
 void write_contiguous(hid_t set, hid_t memory_type, const void* values, const Grid3& grid,
                       std::size_t value_bytes, hid_t transfer, const std::string& file, const std::string& what,
-                      std::size_t block_bytes) {
-  const hsize_t dims[3] = {static_cast<hsize_t>(grid.n[2]), static_cast<hsize_t>(grid.n[1]),
-                           static_cast<hsize_t>(grid.n[0])};
-  const hsize_t plane_bytes = dims[1] * dims[2] * value_bytes;
+                      const OutputRanks& ranks, std::size_t block_bytes) {
+  const auto nx = static_cast<hsize_t>(grid.n[0]), ny = static_cast<hsize_t>(grid.n[1]);
+  const auto first = static_cast<hsize_t>(ranks.first_plane()), planes = static_cast<hsize_t>(ranks.planes(grid));
+  const hsize_t mine[3] = {planes, ny, nx};
+  const hsize_t plane_bytes = ny * nx * value_bytes;
   const hsize_t block = planes_per_block(grid, value_bytes, block_bytes);
+  const auto rounds = (static_cast<hsize_t>(ranks.most_planes(grid)) + block - 1) / block;
   const haddr_t offset = H5Dget_offset(set);
   const int fd = offset == HADDR_UNDEF ? -1 : posix_descriptor(set);
   Handle file_space(H5Dget_space(set), H5Sclose, file, what);
-  Handle memory_space(H5Screate_simple(3, dims, nullptr), H5Sclose, file, what);
-  for (hsize_t k = 0; k < dims[0]; k += block) {
-    const hsize_t start[3] = {k, 0, 0};
-    const hsize_t count[3] = {std::min(block, dims[0] - k), dims[1], dims[2]};
-    check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), file, what);
-    check(H5Sselect_hyperslab(memory_space, H5S_SELECT_SET, start, nullptr, count, nullptr), file, what);
+  Handle memory_space(H5Screate_simple(3, mine, nullptr), H5Sclose, file, what);
+  for (hsize_t round = 0; round < rounds; ++round) {
+    const hsize_t k = std::min(round * block, planes);
+    const hsize_t count = std::min(block, planes - k);
+    select_planes(file_space, first + k, count, ny, nx, file, what);
+    select_planes(memory_space, k, count, ny, nx, file, what);
     check(H5Dwrite(set, memory_type, memory_space, file_space, transfer, values), file, what);
     // Start writing this block out now; fsync at the end of the snapshot waits for it. A
     // hint only: a refusal changes nothing but the speed.
-    if (fd >= 0)
-      static_cast<void>(::sync_file_range(fd, static_cast<off64_t>(offset + k * plane_bytes),
-                                          static_cast<off64_t>(count[0] * plane_bytes), SYNC_FILE_RANGE_WRITE));
+    if (fd >= 0 && count > 0)
+      static_cast<void>(::sync_file_range(fd, static_cast<off64_t>(offset + (first + k) * plane_bytes),
+                                          static_cast<off64_t>(count * plane_bytes), SYNC_FILE_RANGE_WRITE));
   }
+}
+
+void write_planes(hid_t set, hid_t memory_type, const void* values, const Grid3& grid, const OutputRanks& ranks,
+                  hid_t transfer, const std::string& file, const std::string& what) {
+  const auto nx = static_cast<hsize_t>(grid.n[0]), ny = static_cast<hsize_t>(grid.n[1]);
+  const auto planes = static_cast<hsize_t>(ranks.planes(grid));
+  const hsize_t mine[3] = {planes, ny, nx};
+  Handle file_space(H5Dget_space(set), H5Sclose, file, what);
+  Handle memory_space(H5Screate_simple(3, mine, nullptr), H5Sclose, file, what);
+  select_planes(file_space, static_cast<hsize_t>(ranks.first_plane()), planes, ny, nx, file, what);
+  check(H5Dwrite(set, memory_type, memory_space, file_space, transfer, values), file, what);
 }
 
 }  // namespace adi3d::io::h5

@@ -33,17 +33,23 @@ Handle field_creation(const Grid3& grid, std::size_t value_bytes, const Compress
                       const std::string& file);
 // Dataset access properties: a chunk cache that holds a whole chunk (compressed fields).
 Handle field_access(const Grid3& grid, std::size_t value_bytes, const std::string& file);
-// Transfer properties: a large conversion buffer when memory and file types differ.
-Handle field_transfer(bool converts, const std::string& file);
+// Transfer properties: a large conversion buffer when memory and file types differ;
+// collective MPI-IO on a file several ranks share.
+Handle field_transfer(bool converts, bool collective, const std::string& file);
 
 // The planes per write of a contiguous field (at least one) in blocks of `block_bytes`.
 hsize_t planes_per_block(const Grid3& grid, std::size_t value_bytes, std::size_t block_bytes = kWriteBlock);
 
-// Writes the whole of a contiguous dataset `set` (created by field_creation without
-// compression) from x-fastest values of `memory_type`, block by block, starting the
-// write-out of each block (see above).
+// Writes this rank's planes (ranks.planes; all of them for one rank) of a contiguous
+// dataset `set` (created by field_creation without compression) from x-fastest values of
+// `memory_type`, block by block, starting the write-out of each block (see above). On a
+// shared file every rank makes the same number of (collective) writes, those with no
+// planes left selecting none.
 void write_contiguous(hid_t set, hid_t memory_type, const void* values, const Grid3& grid,
                       std::size_t value_bytes, hid_t transfer, const std::string& file, const std::string& what,
-                      std::size_t block_bytes = kWriteBlock);
+                      const OutputRanks& ranks = {}, std::size_t block_bytes = kWriteBlock);
+// This rank's planes in one write (a chunked dataset: its filters see whole chunks).
+void write_planes(hid_t set, hid_t memory_type, const void* values, const Grid3& grid, const OutputRanks& ranks,
+                  hid_t transfer, const std::string& file, const std::string& what);
 
 }  // namespace adi3d::io::h5

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -45,7 +46,7 @@ Hdf5SeriesWriter::Hdf5SeriesWriter(SeriesInfo info, std::optional<long> resume_a
 
 void Hdf5SeriesWriter::create() {
   h5::Hdf5Lock lock;
-  h5::Handle file = h5::create_file(h5_path_);
+  h5::Handle file = h5::create_file(h5_path_, info_.ranks);
   write_grid_attributes(file, info_.grid, h5_path_);
   h5::write_attr(file, "version", info_.version, h5_path_);
   h5::write_attr(file, "problem", info_.problem, h5_path_);
@@ -60,7 +61,7 @@ void Hdf5SeriesWriter::create() {
 bool Hdf5SeriesWriter::resume(long after_step) {
   h5::Hdf5Lock lock;
   try {
-    h5::Handle file = h5::open_file(h5_path_, true);
+    h5::Handle file = h5::open_file(h5_path_, true, info_.ranks);
     const Grid3 g = read_grid_attributes(file, h5_path_);
     if (g.n != info_.grid.n || g.lo != info_.grid.lo || g.h != info_.grid.h) return false;
     h5::Handle snaps = h5::open_group(file, "snapshots", h5_path_);
@@ -87,44 +88,57 @@ bool Hdf5SeriesWriter::resume(long after_step) {
   } catch (const OutputError&) {
     return false;
   }
-  write_text_atomically(xdmf_path_, xdmf_document(info_.grid, "snapshots.h5", entries_));
+  if (info_.ranks.rank() == 0) write_text_atomically(xdmf_path_, xdmf_document(info_.grid, "snapshots.h5", entries_));
   return true;
 }
 
 void Hdf5SeriesWriter::write(const Snapshot& s) {
   const std::string label = snapshot_label(s.step);
   XdmfEntry entry{s.step, s.time, "/snapshots/" + label, {}};
-  {
-    h5::Hdf5Lock lock;
-    h5::Handle file = h5::open_file(h5_path_, true);
-    h5::Handle snaps = h5::open_group(file, "snapshots", h5_path_);
-    if (h5::has_link(snaps, label, h5_path_))
-      h5::check(H5Ldelete(snaps, label.c_str(), H5P_DEFAULT), h5_path_, "replace snapshot " + label);
-    h5::Handle group = h5::create_group(snaps, label, h5_path_);
-    h5::write_attr(group, "time", s.time, h5_path_);
-    h5::write_attr(group, "step", s.step, h5_path_);
-    if (s.has_error_norms) {
-      h5::write_attr(group, "error_l2", s.error_l2, h5_path_);
-      h5::write_attr(group, "error_max", s.error_max, h5_path_);
+  const OutputRanks& ranks = info_.ranks;
+  std::exception_ptr failure;
+  try {
+    {
+      h5::Hdf5Lock lock;
+      h5::Handle file = h5::open_file(h5_path_, true, ranks);
+      h5::Handle snaps = h5::open_group(file, "snapshots", h5_path_);
+      if (h5::has_link(snaps, label, h5_path_))
+        h5::check(H5Ldelete(snaps, label.c_str(), H5P_DEFAULT), h5_path_, "replace snapshot " + label);
+      h5::Handle group = h5::create_group(snaps, label, h5_path_);
+      h5::write_attr(group, "time", s.time, h5_path_);
+      h5::write_attr(group, "step", s.step, h5_path_);
+      if (s.has_error_norms) {
+        h5::write_attr(group, "error_l2", s.error_l2, h5_path_);
+        h5::write_attr(group, "error_max", s.error_max, h5_path_);
+      }
+      for (const FieldBuffer& f : s.fields) {
+        h5::write_field(group, f, info_.grid, h5_path_, info_.compression, ranks);
+        entry.fields.push_back({f.name, f.single});
+      }
+      group.reset();
+      snaps.reset();
+      // A shared file reaches the disk from every rank's node by MPI-IO's sync.
+      if (ranks.shared()) h5::flush_file(file, h5_path_);
+      // Closing the file flushes it: a failure here (a full disk) is a failed snapshot.
+      file.close(h5_path_, "close (flush) the file after snapshot " + label);
     }
-    for (const FieldBuffer& f : s.fields) {
-      h5::write_field(group, f, info_.grid, h5_path_, info_.compression);
-      entry.fields.push_back({f.name, f.single});
-    }
-    group.reset();
-    snaps.reset();
-    // Closing the file flushes it: a failure here (a full disk) is a failed snapshot.
-    file.close(h5_path_, "close (flush) the file after snapshot " + label);
+    // On the disk before the index names it, and before the writer takes the next
+    // snapshot: the writer's pace is then the disk's (which is what stepping waits for when
+    // it falls behind), not the page cache's, and dirty pages never pile up in host memory.
+    if (!ranks.shared()) fsync_file(h5_path_);
+  } catch (...) {
+    failure = std::current_exception();
   }
-  // On the disk before the index names it, and before the writer takes the next snapshot:
-  // the writer's pace is then the disk's (which is what stepping waits for when it falls
-  // behind), not the page cache's, and dirty pages never pile up in host memory.
-  fsync_file(h5_path_);
+  // Every rank knows whether the snapshot is whole before rank 0 indexes it.
+  if (any_rank_failed(ranks, failure != nullptr)) {
+    if (failure) std::rethrow_exception(failure);
+    throw OutputError(fmt::format("{}: snapshot {} failed on another rank", h5_path_, label));
+  }
   entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
                                 [&](const XdmfEntry& e) { return e.step >= s.step; }),
                  entries_.end());
   entries_.push_back(std::move(entry));
-  write_text_atomically(xdmf_path_, xdmf_document(info_.grid, "snapshots.h5", entries_));
+  if (ranks.rank() == 0) write_text_atomically(xdmf_path_, xdmf_document(info_.grid, "snapshots.h5", entries_));
 }
 
 std::string Hdf5SeriesWriter::description() const { return h5_path_ + " + " + xdmf_path_; }

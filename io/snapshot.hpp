@@ -3,6 +3,7 @@
 // run-wide description of the series (grid, deck, version). Writers (HDF5 + XDMF, VTK)
 // implement SnapshotWriter and run on the writer thread (snapshot_queue.hpp).
 #include "io/output_compression.hpp"
+#include "io/output_ranks.hpp"
 #include "solvers/grid.hpp"
 
 #include <memory>
@@ -18,7 +19,8 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One node-centred field on the grid, x fastest, in float or double.
+// One node-centred field on the grid (or on a rank's planes of it: OutputRanks), x
+// fastest, in float or double.
 //
 // The values live either here (f32 or f64, as readers and tests fill them) or in host
 // memory another owner keeps alive (`staged`: a snapshot's pinned staging buffer, which
@@ -70,6 +72,7 @@ struct SeriesInfo {
   std::string version;    // "adi3d 0.1.0"
   std::string problem;    // "heat" or "poisson"
   Compression compression;  // output.compression (HDF5 snapshots)
+  OutputRanks ranks;        // who writes the files together; snapshots hold this rank's planes
 };
 
 class SnapshotWriter {

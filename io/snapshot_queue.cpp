@@ -2,7 +2,9 @@
 
 namespace adi3d::io {
 
-WriterQueue::WriterQueue(std::size_t depth) : depth_(depth == 0 ? 1 : depth), thread_([this] { run(); }) {}
+WriterQueue::WriterQueue(std::size_t depth, bool on_a_thread) : depth_(depth == 0 ? 1 : depth) {
+  if (on_a_thread) thread_ = std::thread([this] { run(); });
+}
 
 WriterQueue::~WriterQueue() {
   {
@@ -10,7 +12,7 @@ WriterQueue::~WriterQueue() {
     stop_ = true;
   }
   changed_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void WriterQueue::run() {
@@ -51,6 +53,17 @@ void WriterQueue::check() {
 
 void WriterQueue::push(std::function<void()> job, const std::function<void()>& before_waiting) {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (!thread_.joinable()) {  // no writer thread: the job runs here, now
+    rethrow_locked(lock);
+    lock.unlock();
+    try {
+      job();
+    } catch (...) {
+      lock.lock();
+      error_ = std::current_exception();
+    }
+    return;
+  }
   const auto ready = [this] { return error_ || jobs_.size() < depth_; };
   if (!ready()) {
     if (before_waiting) before_waiting();

@@ -23,7 +23,9 @@ namespace adi3d::io {
 
 class WriterQueue {
  public:
-  explicit WriterQueue(std::size_t depth = 2);
+  // Without a thread (on_a_thread false: where MPI allows only the main thread to call it
+  // and the jobs write through MPI-IO) push() runs each job at once.
+  explicit WriterQueue(std::size_t depth = 2, bool on_a_thread = true);
   // Finishes the queued jobs (errors are then dropped: call drain() to see them).
   ~WriterQueue();
   WriterQueue(const WriterQueue&) = delete;

@@ -40,6 +40,14 @@ class Communicator {
   // Root's bytes to every rank.
   virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
   virtual void barrier() = 0;
+  // The same ranks with a message space of their own (MPI_Comm_dup), for collectives that
+  // another thread runs beside this communicator's (the snapshot writer's). Collective.
+  virtual std::unique_ptr<Communicator> duplicate() = 0;
+  // The MPI_Comm under it (points to one), for libraries that take one (parallel HDF5);
+  // null for the one-rank communicator.
+  virtual const void* mpi_comm() const { return nullptr; }
+  // Whether two threads may call into communicators at once (MPI_THREAD_MULTIPLE).
+  virtual bool threads_may_overlap() const { return true; }
   // The max of every rank's value, started now. Every rank starts it at the same point of
   // its sequence of collectives. This default reduces at once (blocking).
   virtual std::unique_ptr<PendingMax> start_allreduce_max(long value);

@@ -47,7 +47,7 @@ class MpiPendingMax final : public PendingMax {
 
 class MpiCommunicator final : public Communicator {
  public:
-  explicit MpiCommunicator(MPI_Comm comm) {
+  MpiCommunicator(MPI_Comm comm, bool threads_may_overlap) : threads_may_overlap_(threads_may_overlap) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
@@ -116,11 +116,17 @@ class MpiCommunicator final : public Communicator {
   std::unique_ptr<PendingMax> start_allreduce_max(long value) override {
     return std::make_unique<MpiPendingMax>(value, comm_);
   }
+  std::unique_ptr<Communicator> duplicate() override {
+    return std::make_unique<MpiCommunicator>(comm_, threads_may_overlap_);
+  }
+  const void* mpi_comm() const override { return &comm_; }
+  bool threads_may_overlap() const override { return threads_may_overlap_; }
 
  private:
   void reduce(double* v, int n, MPI_Op op) {
     check(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, op, comm_), "MPI_Allreduce");
   }
+  bool threads_may_overlap_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
@@ -139,13 +145,17 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     world_ = make_self_communicator();
     return;
   }
+  int provided = MPI_THREAD_SINGLE;
   if (!initialized) {
-    int provided = 0;
-    // Funneled: only the main thread calls MPI (the snapshot writer thread does not).
-    check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    // Multiple where the library offers it: each rank's snapshot writer thread writes its
+    // slab through MPI-IO while the main thread steps; else the writes run on the main
+    // thread (app/snapshot_pipeline.cpp).
+    check(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
     started_ = true;
+  } else {
+    MPI_Query_thread(&provided);
   }
-  world_ = std::make_unique<MpiCommunicator>(MPI_COMM_WORLD);
+  world_ = std::make_unique<MpiCommunicator>(MPI_COMM_WORLD, provided >= MPI_THREAD_MULTIPLE);
   MPI_Comm node;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   MPI_Comm_rank(node, &local_rank_);

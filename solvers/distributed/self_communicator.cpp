@@ -34,6 +34,7 @@ class SelfCommunicator final : public Communicator {
   }
   void broadcast(void*, std::size_t, int) override {}
   void barrier() override {}
+  std::unique_ptr<Communicator> duplicate() override { return std::make_unique<SelfCommunicator>(); }
 };
 
 }  // namespace

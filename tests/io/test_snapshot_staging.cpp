@@ -131,8 +131,8 @@ TEST_F(IoTest, ContiguousFieldWrittenInBlocksReadsBackWhole) {
     Handle space(H5Screate_simple(3, dims, nullptr), H5Sclose, h5, "space");
     Handle dcpl = io::h5::field_creation(g, 4, {}, h5);
     Handle set(H5Dcreate2(file, "u", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose, h5, "create");
-    Handle dxpl = io::h5::field_transfer(true, h5);
-    io::h5::write_contiguous(set, H5T_NATIVE_DOUBLE, values.data(), g, 4, dxpl, h5, "write", 2 * plane * 4 + 5);
+    Handle dxpl = io::h5::field_transfer(true, false, h5);
+    io::h5::write_contiguous(set, H5T_NATIVE_DOUBLE, values.data(), g, 4, dxpl, h5, "write", {}, 2 * plane * 4 + 5);
   }
   io::h5::Hdf5Lock lock;
   Handle file = io::h5::open_file(h5, false);

@@ -196,6 +196,20 @@ TEST(WriterQueue, RunsInOrderStopsAfterAFailureAndRethrows) {
   EXPECT_THROW(queue.check(), io::OutputError);
 }
 
+TEST(WriterQueue, WithoutAThreadRunsEachJobAtOnceAndRethrowsLater) {
+  io::WriterQueue queue(1, false);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::vector<std::thread::id> ran_on;
+  queue.push([&] { ran_on.push_back(std::this_thread::get_id()); });
+  queue.push([&] { ran_on.push_back(std::this_thread::get_id()); });
+  EXPECT_EQ(ran_on, (std::vector<std::thread::id>{caller, caller}));  // both done, no queue depth wait
+  queue.push([]() -> void { throw io::OutputError("disk on fire"); });  // stored, as on a thread
+  EXPECT_THROW(queue.check(), io::OutputError);
+  EXPECT_THROW(queue.push([&] { ran_on.push_back(caller); }), io::OutputError);
+  EXPECT_EQ(ran_on.size(), 2u);  // nothing runs after the failure
+  EXPECT_THROW(queue.drain(), io::OutputError);
+}
+
 }  // namespace
 }  // namespace adi3d::test
 
