@@ -146,7 +146,7 @@ template <class T>
 int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
             const Reporting& how, nlohmann::json& summary) {
   const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
-  const bool spectral = poisson_runs_spectral(config, problem.diffusion, backend);
+  const bool spectral = poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend);
   if (spectral)
     std::printf("  poisson: method spectral: one direct solve%s, tol = %g%s%s\n",
                 config.method == io::PoissonMethod::automatic ? " (auto: the problem separates)" : "", tol,
@@ -329,11 +329,14 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   load_diffusivity(deck, problem, *backend);
   backend->synchronize();
   if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::spectral) {
-    const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *backend);
-    if (!obstacle.none())
-      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and "
-                                             "material.diffusivity does not: {}; use solver.method = adi or auto",
-                                             obstacle.why));
+    const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *problem.forcing, *backend);
+    if (!obstacle.none()) {
+      const std::string where = obstacle.face >= 0 ? std::string("boundary.") + face_name(obstacle.face)
+                                                   : std::string("material.diffusivity");
+      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and {} does not: {}; "
+                                             "use solver.method = adi or auto",
+                                             where, obstacle.why));
+    }
   }
   how.before.initial = seconds_since(sampling);
   if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();

@@ -28,10 +28,23 @@ std::optional<SpectralLayers<T>> spectral_layers(const Diffusion<T>& d, Backend<
   return layers;
 }
 
+namespace {
+
+// The faces' obstacles: kinds, and a Robin z face's h that varies over it.
 template <class T>
-SpectralObstacle spectral_obstacle(const Diffusion<T>& d, Backend<T>& backend) {
+SpectralObstacle face_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing) {
+  std::array<bool, 2> varies{};
+  for (int side = 0; side < 2; ++side)
+    varies[side] = d.bc.face[4 + side] == BoundaryKind::robin && !forcing.robin_h_constant(4 + side).has_value();
+  return spectral_obstacle(d.bc, false, varies);
+}
+
+}  // namespace
+
+template <class T>
+SpectralObstacle spectral_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing, Backend<T>& backend) {
   if (d.slab.distributed()) return {-1, "the run is split over ranks (the direct solve runs on one rank for now)"};
-  const SpectralObstacle faces = spectral_obstacle(d.bc, false);
+  const SpectralObstacle faces = face_obstacle(d, forcing);
   if (!faces.none()) return faces;
   return spectral_obstacle(d.bc, !spectral_layers(d, backend).has_value());
 }
@@ -40,8 +53,8 @@ template <class T>
 PoissonSpectral<T>::PoissonSpectral(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
                                     PoissonOptions options)
     : backend_(backend), diffusion_(diffusion), adi_(backend, diffusion, forcing, options) {
-  SpectralObstacle obstacle = spectral_obstacle(diffusion.bc, false);
-  if (diffusion.slab.distributed()) obstacle = spectral_obstacle(diffusion, backend);
+  SpectralObstacle obstacle = face_obstacle(diffusion, forcing);
+  if (diffusion.slab.distributed()) obstacle = spectral_obstacle(diffusion, forcing, backend);
   std::optional<SpectralLayers<T>> layers;
   if (obstacle.none()) {
     layers = spectral_layers(diffusion, backend);
@@ -91,8 +104,8 @@ PoissonReport PoissonSpectral<T>::solve(T* u) {
 
 template std::optional<SpectralLayers<float>> spectral_layers(const Diffusion<float>&, Backend<float>&);
 template std::optional<SpectralLayers<double>> spectral_layers(const Diffusion<double>&, Backend<double>&);
-template SpectralObstacle spectral_obstacle(const Diffusion<float>&, Backend<float>&);
-template SpectralObstacle spectral_obstacle(const Diffusion<double>&, Backend<double>&);
+template SpectralObstacle spectral_obstacle(const Diffusion<float>&, const Forcing<float>&, Backend<float>&);
+template SpectralObstacle spectral_obstacle(const Diffusion<double>&, const Forcing<double>&, Backend<double>&);
 template class PoissonSpectral<float>;
 template class PoissonSpectral<double>;
 

@@ -39,10 +39,11 @@ class PoissonSpectral {
   std::unique_ptr<SpectralSolve<T>> kernel_;  // made at the first solve, on the stepper's operator
 };
 
-// Whether the direct solve takes this problem: spectral_obstacle, a split z axis, and an
-// alpha field that varies along x or y (a field is read, on the backend where it lives).
+// Whether the direct solve takes this problem: spectral_obstacle, a split z axis, a Robin z
+// face whose h varies over it, and an alpha field that varies along x or y (a field is
+// read, on the backend where it lives).
 template <class T>
-SpectralObstacle spectral_obstacle(const Diffusion<T>& d, Backend<T>& backend);
+SpectralObstacle spectral_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing, Backend<T>& backend);
 
 // alpha on each z plane where it is a field of z alone; nothing where it varies along x or
 // y; empty layers where alpha is constant per axis.

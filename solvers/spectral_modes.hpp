@@ -18,7 +18,7 @@ struct SpectralGeometry {
   int complex_row;  // period[0] / 2 + 1 complex values per extended row
   int real_row;     // 2 complex_row: the in-place transform's padded real row
   SpectralRange range[3];
-  bool z_singular;  // no Dirichlet face on z: the mode of wavenumbers (0, 0) is singular along z
+  bool z_singular;  // z_lines_singular: the mode of wavenumbers (0, 0) is singular along z
   bool z_periodic;
 };
 
@@ -37,7 +37,7 @@ SpectralGeometry spectral_geometry(const OperatorView<T>& op) {
   }
   g.complex_row = g.period[0] / 2 + 1;
   g.real_row = 2 * g.complex_row;
-  g.z_singular = op.lo[2] != BoundaryKind::dirichlet && op.hi[2] != BoundaryKind::dirichlet;
+  g.z_singular = z_lines_singular(op);
   g.z_periodic = op.lo[2] == BoundaryKind::periodic;
   return g;
 }

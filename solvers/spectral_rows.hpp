@@ -31,8 +31,10 @@ ADI3D_HD T axis_weight(const OperatorView<T>& op, int axis, bool layered) {
 // Row k of -A_z - scale (lambda_x + lambda_y) at an unknown plane k: -lower e_{k-1} +
 // (diag + scale sigma) e_k - upper e_{k+1}, sigma the mode's x and y eigenvalues (of
 // axis_weight), the neighbours wrapped on a periodic axis; the weight towards a Dirichlet
-// plane is dropped (that plane holds 0 in e). layers: alpha on each plane (null: op's
-// constants), whose z faces take the operator's harmonic means.
+// plane is dropped (that plane holds 0 in e); a Robin z face's row carries its beta (its
+// flux's part in u, which the residual takes from u: the system solved is the steady
+// one). layers: alpha on each plane (null: op's constants), whose z faces take the
+// operator's harmonic means.
 template <class T>
 struct SpectralZRow {
   T lower;
@@ -48,10 +50,15 @@ ADI3D_HD SpectralZRow<T> spectral_z_row(const OperatorView<T>& op, int k, const 
   const int km = lower_neighbour(k, n, periodic), kp = upper_neighbour(k, n, periodic);
   const T a = layers ? layers[k] : op.alpha[2];
   const T am = layers ? layers[km] : a, ap = layers ? layers[kp] : a;
-  const RowWeights<T> w = row_weights(row_kind(k, n, lo, hi), am, a, ap, op.inv_h2[2]);
+  const RowKind kind = row_kind(k, n, lo, hi);
+  const RowWeights<T> w = row_weights(kind, am, a, ap, op.inv_h2[2]);
   const bool lower_fixed = row_kind(km, n, lo, hi) == RowKind::dirichlet;
   const bool upper_fixed = row_kind(kp, n, lo, hi) == RowKind::dirichlet;
-  return {lower_fixed ? T(0) : w.wm, w.wm + w.wp, upper_fixed ? T(0) : w.wp, layers ? a : T(1)};
+  // A Robin face's beta = 2 h / h_grid on its end row (axis_row's wd; 0 on other faces).
+  const T beta = kind == RowKind::neumann_lo   ? T(2) * op.robin_h[4] * op.inv_h[2]
+                 : kind == RowKind::neumann_hi ? T(2) * op.robin_h[5] * op.inv_h[2]
+                                               : T(0);
+  return {lower_fixed ? T(0) : w.wm, w.wm + w.wp + beta, upper_fixed ? T(0) : w.wp, layers ? a : T(1)};
 }
 
 // Eigenvalue of the x or y part of -A at stored index i of the CPU's real transforms (FFTW's
@@ -62,13 +69,21 @@ ADI3D_HD double stored_mode_eigenvalue(SpectralAxis kind, double w, int i, int n
   return spectral_eigenvalue(w, k, period);
 }
 
-// Whether -A is singular: no Dirichlet face (Robin faces never reach the direct solve). Its
-// null space is the constant, mode (0, 0) of a cosine or fourier x and y.
+// Whether the z systems of wavenumbers (0, 0) are singular: no Dirichlet face on z and no
+// Robin z face with h > 0 (Robin faces reach the direct solve on z only).
+template <class T>
+ADI3D_HD bool z_lines_singular(const OperatorView<T>& op) {
+  return op.lo[2] != BoundaryKind::dirichlet && op.hi[2] != BoundaryKind::dirichlet && op.robin_h[4] == T(0) &&
+         op.robin_h[5] == T(0);
+}
+
+// Whether -A is singular: z_lines_singular and no Dirichlet face on x or y. Its null space
+// is the constant, mode (0, 0) of a cosine or fourier x and y.
 template <class T>
 ADI3D_HD bool spectral_singular(const OperatorView<T>& op) {
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < 2; ++a)
     if (op.lo[a] == BoundaryKind::dirichlet || op.hi[a] == BoundaryKind::dirichlet) return false;
-  return true;
+  return z_lines_singular(op);
 }
 
 }  // namespace adi3d

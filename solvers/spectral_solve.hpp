@@ -10,6 +10,7 @@
 #include "solvers/boundary.hpp"
 #include "solvers/host_device.hpp"
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -45,15 +46,23 @@ struct SpectralObstacle {
   bool none() const { return why.empty(); }
 };
 
-// alpha_field: alpha is a field that varies along x or y (a field of z alone, layers, is fine).
-inline SpectralObstacle spectral_obstacle(const BoundarySpec& bc, bool alpha_field) {
+// alpha_field: alpha is a field that varies along x or y (a field of z alone, layers, is
+// fine). robin_h_varies[side]: the Robin h of z face `side` varies over the face (one h over
+// a z face only changes the end rows of the z systems; a Robin face of x or y does not
+// separate).
+inline SpectralObstacle spectral_obstacle(const BoundarySpec& bc, bool alpha_field,
+                                          std::array<bool, 2> robin_h_varies = {false, false}) {
   if (alpha_field)
     return {-1, "alpha varies along x or y (the direct solve needs alpha constant per axis, or a function of z "
                 "alone)"};
-  for (int f = 0; f < 6; ++f)
+  for (int f = 0; f < 4; ++f)
     if (bc.face[f] == BoundaryKind::robin)
       return {f, std::string("the ") + face_name(f) + " face is robin (the direct solve takes Dirichlet, "
-                 "Neumann and periodic faces)"};
+                 "Neumann and periodic faces on x and y; robin faces on z)"};
+  for (int side = 0; side < 2; ++side)
+    if (bc.face[4 + side] == BoundaryKind::robin && robin_h_varies[side])
+      return {4 + side, std::string("the ") + face_name(4 + side) + " face's robin h varies over it (the direct "
+                        "solve takes one h over a z face)"};
   for (int a = 0; a < 2; ++a)
     if (bc.lo(a) != bc.hi(a))
       return {face_index(a, 1), std::string("the ") + face_name(face_index(a, 0)) + " and " +

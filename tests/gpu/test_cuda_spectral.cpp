@@ -67,12 +67,22 @@ Diffusion<U> spectral_problem(BoundarySpec bc, std::array<int, 3> n, bool layere
   return d;
 }
 
+// The problem's random data, with one h over each Robin z face, nearly compatible where
+// nothing anchors the solution.
 template <class U>
-Solution<U> cpu_solution(BoundarySpec bc, std::array<int, 3> n, bool layered) {
+RandomPoissonData<U> spectral_data(Backend<U>& cpu, const Diffusion<U>& d, std::array<double, 2> robin_h) {
+  RandomPoissonData<U> data(d.grid, 11);
+  for (int side = 0; side < 2; ++side)
+    if (d.bc.face[4 + side] == BoundaryKind::robin) data.set_robin_h(4 + side, robin_h[side]);
+  if (!d.bc.has_dirichlet() && robin_h[0] == 0 && robin_h[1] == 0) make_nearly_compatible<U>(cpu, d, data, 0.01);
+  return data;
+}
+
+template <class U>
+Solution<U> cpu_solution(BoundarySpec bc, std::array<int, 3> n, bool layered, std::array<double, 2> robin_h) {
   const Diffusion<U> d = spectral_problem<U>(bc, n, layered);
   const auto cpu = make_cpu_backend<U>();
-  RandomPoissonData<U> data(d.grid, 11);
-  if (!bc.has_dirichlet()) make_nearly_compatible<U>(*cpu, d, data, 0.01);
+  const RandomPoissonData<U> data = spectral_data<U>(*cpu, d, robin_h);
   return solve_on<U>(*cpu, d, data);
 }
 
@@ -82,14 +92,13 @@ class CudaSpectral : public CudaTest<T> {
   // One face mix and size, from the same random data (nearly compatible where singular):
   // the GPU's solution against the CPU's double one, within what the CPU's own solve in T
   // reaches (float's rounding grows with the grid's condition) and its residual likewise.
-  void check(BoundarySpec bc, std::array<int, 3> n, bool layered = false) {
+  void check(BoundarySpec bc, std::array<int, 3> n, bool layered = false, std::array<double, 2> robin_h = {0, 0}) {
     SCOPED_TRACE(::testing::Message() << "faces " << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
                                       << static_cast<int>(bc.face[4]) << static_cast<int>(bc.face[5]) << " n "
                                       << n[0] << " " << n[1] << " " << n[2] << (layered ? " layered" : ""));
     const Diffusion<T> d = spectral_problem<T>(bc, n, layered);
-    RandomPoissonData<T> data(d.grid, 11);
-    if (!bc.has_dirichlet()) make_nearly_compatible<T>(*this->cpu_, d, data, 0.01);
-    const Solution<double> reference = cpu_solution<double>(bc, n, layered);
+    const RandomPoissonData<T> data = spectral_data<T>(*this->cpu_, d, robin_h);
+    const Solution<double> reference = cpu_solution<double>(bc, n, layered, robin_h);
     const Solution<T> cpu = solve_on<T>(*this->cpu_, d, data);
     const Solution<T> gpu = solve_on<T>(*this->gpu_, d, data, 2);
     EXPECT_STREQ(gpu.report.method, "spectral");
@@ -105,7 +114,7 @@ class CudaSpectral : public CudaTest<T> {
     EXPECT_LE(gpu_error, std::max(solution_limit<T>() * largest, 10 * cpu_error)) << "cpu's " << cpu_error;
     const double shift_limit = std::is_same<T, float>::value ? 1e-6 : 1e-12;  // data of magnitude about 1
     EXPECT_LE(std::fabs(gpu.report.source_shift - cpu.report.source_shift), shift_limit);
-    if (!bc.has_dirichlet()) {
+    if (!bc.has_dirichlet() && robin_h[0] == 0 && robin_h[1] == 0) {
       EXPECT_LE(std::fabs(mean / static_cast<double>(reference.u.size())), 10 * solution_limit<T>() * largest);
     }
   }
@@ -145,6 +154,14 @@ TYPED_TEST(CudaSpectral, LayeredAlphaMatchesTheCpu) {
   this->check(mix(B::dirichlet, B::periodic, B::neumann, B::dirichlet), {33, 20, 17}, true);
   this->check(mix(B::periodic, B::neumann, B::periodic, B::periodic), {16, 15, 14}, true);
   this->check(mix(B::neumann, B::neumann, B::neumann, B::neumann), {40, 41, 9}, true);
+}
+
+// Robin z faces with one h each (h = 0: an insulated face, the problem singular).
+TYPED_TEST(CudaSpectral, RobinZFacesMatchTheCpu) {
+  this->check(mix(B::dirichlet, B::dirichlet, B::robin, B::robin), {17, 16, 15}, false, {2.5, 0.7});
+  this->check(mix(B::neumann, B::periodic, B::robin, B::dirichlet), {20, 24, 13}, true, {1.5, 0});
+  this->check(mix(B::periodic, B::neumann, B::neumann, B::robin), {16, 11, 9}, false, {0, 4.0});
+  this->check(mix(B::neumann, B::neumann, B::robin, B::robin), {9, 10, 11}, false, {0, 0});
 }
 
 // The case: a 129^3 Dirichlet box in double is solved to a relative residual near

@@ -7,6 +7,7 @@
 #include "tests/unit/grid_fixtures.hpp"
 
 #include <cmath>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -21,6 +22,9 @@ class RandomPoissonData final : public Forcing<T> {
     for (int f = 0; f < 6; ++f) faces_[f] = random_field<double>(face_size(g, f), rng);
   }
   void set_offset(double offset) { offset_ = offset; }
+  // One h over a Robin face (boundary() then gives its u_inf).
+  void set_robin_h(int face, double h) { robin_h_[face] = h; }
+  std::optional<double> robin_h_constant(int face) const override { return robin_h_[face]; }
   bool has_source() const override { return true; }
   bool source_depends_on_time() const override { return false; }
   void source(double, T* v) const override {
@@ -36,6 +40,7 @@ class RandomPoissonData final : public Forcing<T> {
   Grid3 g_;
   std::vector<double> source_;
   std::vector<double> faces_[6];
+  double robin_h_[6] = {0, 0, 0, 0, 0, 0};
   double offset_ = 0;
 };
 

@@ -152,8 +152,8 @@ TEST(PoissonSpectral, LayeredAlphaMatchesAdi) {
     const std::size_t plane = static_cast<std::size_t>(d.grid.n[0]) * d.grid.n[1];
     for (std::size_t p = 0; p < d.grid.size(); ++p) d.alpha_field[p] = layer[p / plane];
     const auto backend = make_cpu_backend<double>();
-    ASSERT_TRUE(spectral_obstacle(d, *backend).none());
     RandomPoissonData<double> data(d.grid, 13);
+    ASSERT_TRUE(spectral_obstacle(d, data, *backend).none());
     const Solved<double> s = spectral_solution<double>(d, *backend, data, 1e-12);
     EXPECT_LT(s.report.relative_residual, 1e-12);
     PoissonAdi<double> adi(*backend, d, data, {1e-12, 20000, 0});
@@ -164,8 +164,48 @@ TEST(PoissonSpectral, LayeredAlphaMatchesAdi) {
                                          << a.report.relative_residual;
     // One node off its layer's value: not separable, refused.
     d.alpha_field[d.grid.index(3, 2, 5)] *= 1.5;
-    EXPECT_FALSE(spectral_obstacle(d, *backend).none());
+    EXPECT_FALSE(spectral_obstacle(d, data, *backend).none());
     EXPECT_THROW(PoissonSpectral<double>(*backend, d, data, {}), std::invalid_argument);
+  }
+}
+
+// Robin z faces with one h each: only the z systems' end rows change (their beta), so the
+// direct solve takes them and equals the ADI iteration; h = 0 leaves an insulated face (a
+// singular problem with nothing else anchoring it). A Robin face on x or y does not separate.
+TEST(PoissonSpectral, RobinZFacesMatchAdi) {
+  struct RobinCase {
+    SpectralMixCase faces;
+    double h_lo, h_hi;
+  };
+  const RobinCase cases[] = {{{B::dirichlet, B::dirichlet, B::robin, B::robin}, 2.5, 0.7},
+                             {{B::neumann, B::neumann, B::robin, B::neumann}, 1.5, 0},
+                             {{B::periodic, B::neumann, B::neumann, B::robin}, 0, 4.0},
+                             {{B::neumann, B::periodic, B::robin, B::dirichlet}, 0.3, 0},
+                             {{B::neumann, B::neumann, B::robin, B::robin}, 0, 0}};
+  for (const RobinCase& c : cases) {
+    for (const auto& n : kSizes) {
+      SCOPED_TRACE(::testing::Message() << case_name({c.faces, 0}) << " h " << c.h_lo << " " << c.h_hi << " n "
+                                        << n[0] << " " << n[1] << " " << n[2]);
+      std::mt19937 rng(9);
+      const Diffusion<double> d = make_diffusion<double>(n, spec_of(c.faces), false, rng);
+      const auto backend = make_cpu_backend<double>();
+      RandomPoissonData<double> data(d.grid, 21);
+      if (c.faces.z_lo == B::robin) data.set_robin_h(4, c.h_lo);
+      if (c.faces.z_hi == B::robin) data.set_robin_h(5, c.h_hi);
+      ASSERT_TRUE(spectral_obstacle(d, data, *backend).none());
+      const bool anchored = d.bc.has_dirichlet() || c.h_lo > 0 || c.h_hi > 0;
+      if (!anchored) make_nearly_compatible<double>(*backend, d, data, 0.01);
+      PoissonSpectral<double> spectral(*backend, d, data, {1e-12, 1, 0});
+      const Solved<double> s = run<double>(*backend, d, [&](double* u) { return spectral.solve(u); });
+      EXPECT_LT(s.report.relative_residual, 1e-12);
+      PoissonAdi<double> adi(*backend, d, data, {1e-12, 20000, 0});
+      const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
+      double diff = 0;
+      for (std::size_t p = 0; p < s.u.size(); ++p) diff = std::max(diff, std::fabs(s.u[p] - a.u[p]));
+      EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi: " << a.report.iterations << " iterations, residual "
+                                           << a.report.relative_residual;
+      EXPECT_EQ(s.report.source_shift, a.report.source_shift);
+    }
   }
 }
 
@@ -202,16 +242,20 @@ TEST(PoissonSpectral, RefusesWhatDoesNotSeparate) {
   const auto backend = make_cpu_backend<double>();
   const Diffusion<double> field = make_diffusion<double>({5, 5, 5}, boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet),
                                                          true, rng);
-  EXPECT_NE(spectral_obstacle(field, *backend).why.find("varies along x or y"), std::string::npos);
+  EXPECT_NE(spectral_obstacle(field, ZeroForcing<double>(), *backend).why.find("varies along x or y"), std::string::npos);
   BoundarySpec mixed_x = boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet);
   mixed_x.face[1] = B::neumann;
   const Diffusion<double> unlike = make_diffusion<double>({5, 5, 5}, mixed_x, false, rng);
-  const SpectralObstacle o = spectral_obstacle(unlike, *backend);
+  const SpectralObstacle o = spectral_obstacle(unlike, ZeroForcing<double>(), *backend);
   EXPECT_EQ(o.face, 1);
   EXPECT_NE(o.why.find("x- and x+ faces differ"), std::string::npos);
   BoundarySpec robin = boundary_mix(B::dirichlet, B::dirichlet, B::dirichlet);
+  robin.face[2] = B::robin;
+  EXPECT_EQ(spectral_obstacle(robin, false).face, 2);  // on y: no
+  robin.face[2] = B::dirichlet;
   robin.face[4] = B::robin;
-  EXPECT_EQ(spectral_obstacle(robin, false).face, 4);
+  EXPECT_TRUE(spectral_obstacle(robin, false).none());  // on z, one h over the face: yes
+  EXPECT_EQ(spectral_obstacle(robin, false, {true, false}).face, 4);  // an h that varies: no
   ZeroForcing<double> none;
   EXPECT_THROW(PoissonSpectral<double>(*backend, unlike, none, {}), std::invalid_argument);
   EXPECT_TRUE(spectral_obstacle(boundary_mix(B::periodic, B::neumann, B::dirichlet), false).none());

@@ -87,7 +87,7 @@ std::vector<T> extension_solve(const OperatorView<T>& op, const T* layers, const
 // A right-hand side on the unknown nodes (0 on Dirichlet ones), compatible where -A is
 // singular (its half-cell weighted sum removed), and the solutions without their mean there.
 template <class T>
-std::vector<T> random_rhs(const OperatorView<T>& op, const BoundarySpec& bc, std::mt19937& rng) {
+std::vector<T> random_rhs(const OperatorView<T>& op, bool anchored, std::mt19937& rng) {
   Grid3 g;
   g.n = {op.n[0], op.n[1], op.n[2]};
   std::vector<T> r = random_field<T>(g.size(), rng);
@@ -103,11 +103,11 @@ std::vector<T> random_rhs(const OperatorView<T>& op, const BoundarySpec& bc, std
         double w = 1;
         const int idx[3] = {i, j, k};
         for (int a = 0; a < 3; ++a)
-          if (!bc.periodic(a) && (idx[a] == 0 || idx[a] == g.n[a] - 1)) w *= 0.5;
+          if (op.lo[a] != BoundaryKind::periodic && (idx[a] == 0 || idx[a] == g.n[a] - 1)) w *= 0.5;
         sum += w * v;
         weights += w;
       }
-  if (!bc.has_dirichlet())
+  if (!anchored)
     for (T& v : r) v = static_cast<T>(v - sum / weights);
   return r;
 }
@@ -121,7 +121,8 @@ void remove_mean(std::vector<T>& u) {
 }
 
 template <class T>
-void expect_extension_solve_matches(const BoundarySpec& bc, std::array<int, 3> n, bool layered) {
+void expect_extension_solve_matches(const BoundarySpec& bc, std::array<int, 3> n, bool layered,
+                                    std::array<double, 2> robin_h = {0, 0}) {
   SCOPED_TRACE(::testing::Message() << "faces " << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
                                     << static_cast<int>(bc.face[4]) << static_cast<int>(bc.face[5]) << " n " << n[0]
                                     << " " << n[1] << " " << n[2] << (layered ? " layered" : ""));
@@ -134,15 +135,18 @@ void expect_extension_solve_matches(const BoundarySpec& bc, std::array<int, 3> n
     const std::size_t plane = static_cast<std::size_t>(n[0]) * n[1];
     for (std::size_t p = 0; p < d.grid.size(); ++p) d.alpha_field[p] = layers[p / plane];
   }
-  const OperatorView<T> op = make_operator_view(d, layered ? d.alpha_field.data() : nullptr);
-  const std::vector<T> r = random_rhs(op, bc, rng);
+  OperatorView<T> op = make_operator_view(d, layered ? d.alpha_field.data() : nullptr);
+  op.robin_h[4] = static_cast<T>(robin_h[0]);  // Robin z faces: the kernels see Neumann faces with h
+  op.robin_h[5] = static_cast<T>(robin_h[1]);
+  const bool anchored = bc.has_dirichlet() || robin_h[0] > 0 || robin_h[1] > 0;
+  const std::vector<T> r = random_rhs(op, anchored, rng);
   std::vector<T> gpu_way = extension_solve(op, layered ? layers.data() : nullptr, r);
   const auto cpu = make_cpu_backend<T>();
   SpectralLayers<T> spectral_layers;
   spectral_layers.alpha = layers;
   std::vector<T> cpu_way(r.size(), T(0)), scratch = r;
   cpu->make_spectral_solve(op, spectral_layers)->solve(scratch.data(), cpu_way.data());
-  if (!bc.has_dirichlet()) {
+  if (!anchored) {
     remove_mean(gpu_way);
     remove_mean(cpu_way);
   }
@@ -173,6 +177,19 @@ TYPED_TEST(SpectralModes, ExtensionSolveMatchesTheCpuOnEveryFaceMix) {
           expect_extension_solve_matches<TypeParam>(bc, n, false);
           expect_extension_solve_matches<TypeParam>(bc, n, true);
         }
+}
+
+// Robin z faces (one h each): the z systems' end rows carry beta.
+TYPED_TEST(SpectralModes, ExtensionSolveMatchesTheCpuWithRobinZFaces) {
+  const B kinds[3] = {B::dirichlet, B::neumann, B::periodic};
+  for (B x : kinds)
+    for (B y : kinds) {
+      expect_extension_solve_matches<TypeParam>(boundary_mix(x, y, B::neumann), {7, 6, 9}, false, {2.5, 0.7});
+      expect_extension_solve_matches<TypeParam>(boundary_mix(x, y, B::neumann), {4, 5, 3}, true, {0, 3.0});
+      BoundarySpec mixed = boundary_mix(x, y, B::neumann);
+      mixed.face[5] = B::dirichlet;
+      expect_extension_solve_matches<TypeParam>(mixed, {6, 7, 8}, false, {1.5, 0});
+    }
 }
 
 }  // namespace
