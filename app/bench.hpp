@@ -32,10 +32,11 @@ int bench_adi(const std::vector<std::string>& args);
 // (bench_poisson.cpp).
 int bench_poisson(const std::vector<std::string>& args);
 // The deck at n^3 solved `repetitions` times as adi3d run solves it, in precision float,
-// double or mixed (tol <= 0: the precision's default): median wall time, iterations,
-// residual, errors against the exact solution, as one JSON row.
+// double or mixed (tol <= 0: the precision's default), by solver.method `method` (adi or
+// spectral): median wall time, iterations, residual, errors against the exact solution,
+// as one JSON row.
 nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std::string& precision, double tol,
-                                 BackendKind kind, int repetitions);
+                                 BackendKind kind, int repetitions, const std::string& method = "adi");
 
 // adi3d bench output [options]: a snapshot through the pipeline against the disk's
 // sequential floor, in the same run (bench_output.cpp).

@@ -225,7 +225,8 @@ nlohmann::json adi_heat_rows(const AdiBenchConfig& config) {
 nlohmann::json adi_poisson(const AdiBenchConfig& config) {
   // Three solves of the same problem from the same guess: the median wall time.
   const nlohmann::json out =
-      poisson_solve_row(config.poisson_deck, config.poisson_n, "double", config.poisson_tol, BackendKind::cuda, 3);
+      poisson_solve_row(config.poisson_deck, config.poisson_n, "double", config.poisson_tol, BackendKind::cuda, 3,
+                        "adi");
   const std::vector<double> walls = out["wall_s_runs"].get<std::vector<double>>();
   std::printf("\nPoisson: %s at %d^3 (double, CUDA) to relative residual %.3g\n", config.poisson_deck.c_str(),
               config.poisson_n, config.poisson_tol);

@@ -1,15 +1,19 @@
-// adi3d bench poisson: a Poisson deck solved as `adi3d run` solves it, in double, float and
-// mixed precision, at each size: wall time (median of the repetitions, the solve alone:
-// set-up, sampling and the error check are outside), iterations (mixed: float sweeps and
-// refinements), the relative residual reached and the error against the deck's exact
-// solution. Float runs at its default tolerance, the one it reaches; double and mixed at
-// --tol. On the CPU at small sizes it checks the path; on a GPU it gives issue 39's table.
+// adi3d bench poisson: a Poisson deck solved as `adi3d run` solves it, by the ADI iteration
+// and by the direct (spectral) solve, in double, float and mixed precision, at each size:
+// wall time (median of the repetitions, the solve alone: set-up, sampling and the error
+// check are outside; a direct solve's includes planning its transforms, also given apart),
+// iterations (mixed: float sweeps and refinements), the relative residual reached and the
+// error against the deck's exact solution. Float runs at its default tolerance, the one it
+// reaches; double and mixed at --tol. The direct solve has no mixed row (mixed solves
+// directly in double). On the CPU at small sizes it checks the path; on a GPU it gives
+// issue 39's and issue 45's tables.
 #include "app/bench.hpp"
 #include "app/commands.hpp"
 #include "app/poisson_run.hpp"
 #include "app/problem_setup.hpp"
 #include "io/deck.hpp"
 #include "io/run_config.hpp"
+#include "solvers/spectral_solve.hpp"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -17,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 namespace po = boost::program_options;
@@ -44,10 +49,12 @@ nlohmann::json solve_row(const io::Deck& deck, const io::RunConfig& config, Back
   nlohmann::json row{{"n", config.grid.n[0]},
                      {"precision", config.precision_name()},
                      {"backend", backend->description()},
+                     {"method", p.method},
                      {"tolerance", last.tolerance},
                      {"iterations", p.iterations},
                      {"wall_s", wall},
                      {"wall_s_runs", walls},
+                     {"setup_s", p.setup_seconds},
                      {"ms_per_iteration", wall * 1e3 / static_cast<double>(std::max<long>(1, p.iterations))},
                      {"relative_residual", p.relative_residual},
                      {"converged", p.converged},
@@ -61,8 +68,9 @@ nlohmann::json solve_row(const io::Deck& deck, const io::RunConfig& config, Back
 }  // namespace
 
 nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std::string& precision, double tol,
-                                 BackendKind kind, int repetitions) {
+                                 BackendKind kind, int repetitions, const std::string& method) {
   std::vector<std::string> sets{"grid.n=" + std::to_string(n), "solver.precision=" + precision,
+                                "solver.method=" + method,
                                 std::string("solver.backend=") + (kind == BackendKind::cuda ? "cuda" : "cpu"),
                                 "solver.max_iter=10000"};
   // No tol: the precision's default, whatever the deck asks (1e-5 only passes its checks).
@@ -80,7 +88,7 @@ nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std:
 int bench_poisson(const std::vector<std::string>& args) {
   BenchOptions options;
   std::string deck, backend;
-  std::vector<std::string> precisions;
+  std::vector<std::string> precisions, methods;
   double tol = 0;
   po::options_description visible("options");
   visible.add_options()("help,h", "show this help")(
@@ -89,6 +97,8 @@ int bench_poisson(const std::vector<std::string>& args) {
       "sizes", po::value<std::vector<int>>(&options.sizes)->multitoken(), "nodes per axis (default 257 512)")(
       "precisions", po::value<std::vector<std::string>>(&precisions)->multitoken(),
       "any of: double float mixed (default: all three)")(
+      "methods", po::value<std::vector<std::string>>(&methods)->multitoken(),
+      "any of: adi spectral (default: both where the deck separates)")(
       "tol", po::value<double>(&tol)->default_value(1e-10),
       "relative residual for double and mixed (float takes its default, which it reaches)")(
       "backend", po::value<std::string>(&backend)->default_value("cuda"), "cuda or cpu")(
@@ -100,10 +110,11 @@ int bench_poisson(const std::vector<std::string>& args) {
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << "usage: adi3d bench poisson [options]\n\n"
-                   "A Poisson deck solved as adi3d run solves it, in double, float and mixed precision (float\n"
-                   "sweeps, double residual), at each size: median wall time of the solve, iterations (mixed:\n"
-                   "float sweeps in refinements), the relative residual and the error against the exact\n"
-                   "solution. Run from the repository root (the default deck is read from inputs/).\n\n"
+                   "A Poisson deck solved as adi3d run solves it, by the ADI iteration and the direct\n"
+                   "(spectral) solve, in double, float and mixed precision (float sweeps, double residual), at\n"
+                   "each size: median wall time of the solve, iterations (mixed: float sweeps in refinements),\n"
+                   "the relative residual and the error against the exact solution. Run from the repository\n"
+                   "root (the default deck is read from inputs/).\n\n"
                 << visible;
       return kExitOk;
     }
@@ -111,6 +122,9 @@ int bench_poisson(const std::vector<std::string>& args) {
     if (precisions.empty()) precisions = {"double", "float", "mixed"};
     for (const std::string& p : precisions)
       if (p != "double" && p != "float" && p != "mixed") throw po::error("--precisions takes double, float, mixed");
+    if (methods.empty()) methods = {"adi", "spectral"};
+    for (const std::string& m : methods)
+      if (m != "adi" && m != "spectral") throw po::error("--methods takes adi, spectral");
     for (int n : options.sizes)
       if (n < 3) throw po::error("--sizes must be >= 3");
     if (backend != "cuda" && backend != "cpu") throw po::error("--backend must be cuda or cpu");
@@ -129,29 +143,51 @@ int bench_poisson(const std::vector<std::string>& args) {
   options.command_line = "adi3d bench poisson";
   for (const std::string& a : args) options.command_line += " " + a;
 
+  // The direct solve where the deck separates (auto's rule on one rank); asked for where
+  // it does not, the deck error says why.
+  {
+    const io::RunConfig probe = io::read_run_config(io::Deck::load(deck, {}));
+    const bool separates = spectral_obstacle(probe.bc, false).none();
+    if (!separates && std::find(methods.begin(), methods.end(), "adi") != methods.end() && methods.size() > 1) {
+      std::printf("(%s does not separate: adi only)\n", deck.c_str());
+      methods = {"adi"};
+    }
+  }
   std::printf("Poisson: %s, %s backend, double and mixed to relative residual %g, float to its default\n",
               deck.c_str(), backend.c_str(), tol);
-  std::printf("%5s %-7s %9s %8s %10s %9s %11s %11s %11s %8s\n", "n", "prec", "tol", "iters", "refinements",
-              "wall s", "residual", "L2 error", "max error", "vs dbl");
+  std::printf("%5s %-8s %-7s %9s %8s %10s %9s %9s %11s %11s %11s %8s\n", "n", "method", "prec", "tol", "iters",
+              "refinements", "wall s", "plan s", "residual", "L2 error", "max error", "vs adi");
   nlohmann::json rows = nlohmann::json::array();
   for (int n : options.sizes) {
-    double double_wall = 0;
+    std::map<std::string, double> double_wall;  // by method
     for (const std::string& precision : precisions) {
-      nlohmann::json row = poisson_solve_row(deck, n, precision, precision == "float" ? 0.0 : tol, kind,
-                                             options.repetitions);
-      const double wall = row["wall_s"].get<double>();
-      if (precision == "double") double_wall = wall;
-      if (double_wall > 0 && precision != "double") row["speedup_vs_double"] = double_wall / wall;
-      const std::string refinements = row.contains("refinements") ? row["refinements"].dump() : "-";
-      const std::string speedup =
-          row.contains("speedup_vs_double") ? fmt::format("{:.2f}x", row["speedup_vs_double"].get<double>()) : "";
-      std::printf("%5d %-7s %9.1e %8ld %10s %9.3f %11.2e %11.3e %11.3e %8s%s\n", n, precision.c_str(),
-                  row["tolerance"].get<double>(), row["iterations"].get<long>(), refinements.c_str(), wall,
-                  row["relative_residual"].get<double>(), row.value("l2_error_vs_exact", -1.0),
-                  row.value("max_error_vs_exact", -1.0), speedup.c_str(),
-                  row["converged"].get<bool>() ? "" : "  NOT converged");
-      std::fflush(stdout);
-      rows.push_back(std::move(row));
+      double adi_wall = 0;
+      for (const std::string& method : methods) {
+        if (method == "spectral" && precision == "mixed") continue;  // mixed solves directly in double
+        nlohmann::json row;
+        try {
+          row = poisson_solve_row(deck, n, precision, precision == "float" ? 0.0 : tol, kind, options.repetitions,
+                                  method);
+        } catch (const std::invalid_argument& e) {  // a diffusivity field that is not one of z alone
+          std::printf("%5d %-8s %-7s %s\n", n, method.c_str(), precision.c_str(), e.what());
+          continue;
+        }
+        const double wall = row["wall_s"].get<double>();
+        if (method == "adi") adi_wall = wall;
+        if (adi_wall > 0 && method != "adi") row["speedup_vs_adi"] = adi_wall / wall;
+        if (precision == "double") double_wall[method] = wall;
+        if (double_wall.count(method) && precision != "double") row["speedup_vs_double"] = double_wall[method] / wall;
+        const std::string refinements = row.contains("refinements") ? row["refinements"].dump() : "-";
+        const std::string speedup =
+            row.contains("speedup_vs_adi") ? fmt::format("{:.1f}x", row["speedup_vs_adi"].get<double>()) : "";
+        std::printf("%5d %-8s %-7s %9.1e %8ld %10s %9.4f %9.4f %11.2e %11.3e %11.3e %8s%s\n", n, method.c_str(),
+                    precision.c_str(), row["tolerance"].get<double>(), row["iterations"].get<long>(),
+                    refinements.c_str(), wall, row["setup_s"].get<double>(), row["relative_residual"].get<double>(),
+                    row.value("l2_error_vs_exact", -1.0), row.value("max_error_vs_exact", -1.0), speedup.c_str(),
+                    row["converged"].get<bool>() ? "" : "  NOT converged");
+        std::fflush(stdout);
+        rows.push_back(std::move(row));
+      }
     }
   }
   const std::string timing = "wall clock around the solve (run_poisson's wall_seconds, the device synchronised); "

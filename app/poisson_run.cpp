@@ -6,6 +6,7 @@
 #include "app/progress.hpp"
 #include "app/stop_agreement.hpp"
 #include "solvers/poisson_mixed.hpp"
+#include "solvers/poisson_spectral.hpp"
 
 #include <fmt/format.h>
 
@@ -50,7 +51,12 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   StopAgreement stop(problem.diffusion.slab.distributed() ? problem.comm : nullptr);
   const auto stopping = [&] { return (result.stopped_by = stop.poll()) != 0; };
   const auto start = std::chrono::steady_clock::now();
-  if (config.mixed) {
+  if (poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend)) {
+    // One solve in T; with solver.precision = mixed T is double: the direct solve needs no
+    // float sweeps to reach double's residual.
+    PoissonSpectral<T> solver(backend, problem.diffusion, *problem.forcing, options);
+    result.report = solver.solve(u.data());
+  } else if (config.mixed) {
     if constexpr (std::is_same_v<T, double>) {
       const std::unique_ptr<Backend<float>> sweeps = companion_backend(backend, problem.diffusion.slab, problem.comm);
       PoissonMixed solver(backend, *sweeps, problem.diffusion, *problem.forcing, options);
@@ -88,10 +94,27 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
 }
 
 template <class T>
+bool poisson_runs_spectral(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
+                           Backend<T>& backend) {
+  switch (config.method) {
+    case io::PoissonMethod::spectral:
+      return true;
+    case io::PoissonMethod::adi:
+      return false;
+    default:
+      return spectral_obstacle(diffusion, forcing, backend).none();
+  }
+}
+
+template <class T>
 double poisson_tolerance(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing) {
   return config.tol > 0 ? config.tol : default_tolerance(diffusion, robin_h_ranges(diffusion.whole_bc(), forcing));
 }
 
+template bool poisson_runs_spectral(const io::RunConfig&, const Diffusion<float>&, const Forcing<float>&,
+                                    Backend<float>&);
+template bool poisson_runs_spectral(const io::RunConfig&, const Diffusion<double>&, const Forcing<double>&,
+                                    Backend<double>&);
 template double poisson_tolerance(const io::RunConfig&, const Diffusion<float>&, const Forcing<float>&);
 template double poisson_tolerance(const io::RunConfig&, const Diffusion<double>&, const Forcing<double>&);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool,

@@ -20,6 +20,12 @@ struct PoissonResult {
   RunTimings timings;  // all but setup (the caller's)
 };
 
+// Whether the run solves directly (poisson_spectral.hpp): solver.method = spectral, or auto
+// where the problem separates and the run has one rank.
+template <class T>
+bool poisson_runs_spectral(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
+                           Backend<T>& backend);
+
 // solver.tol, or where the deck names none, what the solve's precision reaches
 // (default_tolerance: float's from the grid; double's for double and mixed).
 template <class T>

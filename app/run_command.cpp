@@ -7,6 +7,7 @@
 #include "app/output_dir.hpp"
 #include "io/snapshot_files.hpp"
 #include "app/poisson_run.hpp"
+#include "solvers/poisson_spectral.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
 #include "app/snapshot_pipeline.hpp"
@@ -145,8 +146,17 @@ template <class T>
 int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
             const Reporting& how, nlohmann::json& summary) {
   const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
-  std::printf("  poisson: tol = %g%s, max_iter = %ld%s\n", tol, config.tol > 0 ? "" : " (the precision's default)",
-              config.max_iter, config.mixed ? ", mixed precision: float sweeps, double residual" : "");
+  const bool spectral = poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend);
+  if (spectral)
+    std::printf("  poisson: method spectral: one direct solve%s, tol = %g%s%s\n",
+                config.method == io::PoissonMethod::automatic ? " (auto: the problem separates)" : "", tol,
+                config.tol > 0 ? "" : " (the precision's default)",
+                config.mixed ? ", mixed precision: solved in double" : "");
+  else
+    std::printf("  poisson: method adi%s, tol = %g%s, max_iter = %ld%s\n",
+                config.method == io::PoissonMethod::automatic ? " (auto)" : "", tol,
+                config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
+                config.mixed ? ", mixed precision: float sweeps, double residual" : "");
   std::fflush(stdout);
   std::unique_ptr<SnapshotPipeline<T>> outputs;
   if (config.output.hdf5 || config.output.vtk) outputs = SnapshotPipeline<T>::for_run(config, problem);
@@ -157,7 +167,10 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                               : p.stagnated ? "NOT converged, stagnated"
                                             : "NOT converged";
   std::printf("summary\n");
-  if (config.mixed)
+  if (spectral)
+    std::printf("  method       spectral: one direct solve (%s), transforms planned in %.3g s\n", outcome.c_str(),
+                p.setup_seconds);
+  else if (config.mixed)
     std::printf("  iterations   %ld float sweeps in %ld refinements (%s), ADI cycle of %zu parameters, lambda in "
                 "[%.3g, %.3g]\n",
                 p.iterations, p.refinements, outcome.c_str(), p.taus.size(), p.lambda_min, p.lambda_max);
@@ -166,13 +179,14 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                 outcome.c_str(), p.taus.size(), p.lambda_min, p.lambda_max);
   std::printf("  residual     %.3e relative to the initial guess's\n", p.relative_residual);
   // The JSON summary has every entry.
-  std::printf("  history     %s\n", history_line(p.history, p.taus.size()).c_str());
-  if (config.mixed) std::printf("  refinements %s\n", history_line(p.refinement_history, 1).c_str());
+  if (!spectral) std::printf("  history     %s\n", history_line(p.history, p.taus.size()).c_str());
+  if (config.mixed && !spectral) std::printf("  refinements %s\n", history_line(p.refinement_history, 1).c_str());
   if (p.source_shift != 0)
     std::printf("  compatibility  removed %.3e from f (discretisation mismatch of the data)\n", p.source_shift);
   std::printf("  wall time    %s (%.3g s)\n", format_duration(r.wall_seconds).c_str(), r.wall_seconds);
   const char* stop_reason = p.converged ? "tolerance" : p.stopped ? "signal" : p.stagnated ? "stagnated" : "max_iter";
-  summary.update({{"iterations", p.iterations},
+  summary.update({{"method", p.method},
+                  {"iterations", p.iterations},
                   {"converged", p.converged},
                   {"stop_reason", stop_reason},
                   {"tolerance", tol},
@@ -181,7 +195,8 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                   {"adi_parameters", p.taus},
                   {"source_shift", p.source_shift},
                   {"wall_seconds", r.wall_seconds}});
-  if (config.mixed) summary.update({{"refinements", p.refinements}, {"refinement_history", p.refinement_history}});
+  if (config.mixed && !spectral)
+    summary.update({{"refinements", p.refinements}, {"refinement_history", p.refinement_history}});
   print_errors(r.error, summary);
   if (outputs && !outputs->outputs().empty()) {
     for (const std::string& o : outputs->outputs()) std::printf("  output       %s\n", o.c_str());
@@ -202,7 +217,12 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   if (!p.converged && p.stagnated) {
     // Rounding, not a fault: the result stands, and the line says what would go further.
     std::string why;
-    if (std::is_same_v<T, float>)
+    if (spectral)
+      why = fmt::format("the direct solve is exact up to {}'s rounding, which this grid's condition amplifies to "
+                        "that residual; ask for a larger solver.tol{}",
+                        std::is_same_v<T, float> ? "float" : "double",
+                        std::is_same_v<T, float> ? " or solver.precision = double" : "");
+    else if (std::is_same_v<T, float>)
       why = fmt::format("float's rounding floor on this grid (float's default solver.tol here, {:.1e}, is above it); "
                         "solver.precision = mixed (float sweeps, double residual) reaches double's tolerances",
                         default_tolerance(problem.diffusion, robin_h_ranges(problem.diffusion.whole_bc(), *problem.forcing)));
@@ -268,6 +288,12 @@ template <class T>
 int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
               const io::CheckpointState* restart, MpiSession& mpi, const std::string& to_restart) {
   ProblemSetup<T> problem = setup_problem<T>(deck, config, &mpi.world());
+  if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::spectral &&
+      problem.distributed())
+    deck.fail("solver.method", fmt::format("the direct solve runs on one rank for now, and this run has {} (the "
+                                           "design for split runs is in docs/scaling.md); use solver.method = adi or "
+                                           "auto",
+                                           mpi.size()));
   prepare_output_dir_once(deck, config.output.dir, mpi.world());
 
   // From here on, failures are runtime failures (exit 1), but for the diffusivity formula's
@@ -275,7 +301,14 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   // u, the step's right-hand side, the exact solution for the error, a source and a
   // diffusivity field when present (face arrays are small).
   const bool alpha_field = !problem.diffusion.alpha_field.empty() || problem.diffusivity;
-  const int fields = 3 + problem.forcing->has_source() + alpha_field;
+  // A direct Poisson solve adds its working memory on a GPU: the extension of each plane to
+  // its period (about 4 values a point), the pivots (2) and on a periodic z Sherman-
+  // Morrison's second solution (2). (A layered alpha field is known to separate only once
+  // sampled; its solve's memory is then not in the preflight.)
+  const bool direct = config.problem == io::ProblemType::poisson && config.method != io::PoissonMethod::adi &&
+                      !problem.distributed() && !alpha_field && spectral_obstacle(config.bc, false).none();
+  const int fields =
+      3 + problem.forcing->has_source() + alpha_field + (direct ? (config.bc.periodic(2) ? 8 : 6) : 0);
   const Grid3& local = problem.diffusion.grid;
   // The work, for auto's choice on one rank (ranks must all choose alike: several take the
   // GPU where there is one). A Poisson iteration costs about a step and a half; 40 of them.
@@ -295,6 +328,16 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   const auto sampling = std::chrono::steady_clock::now();
   load_diffusivity(deck, problem, *backend);
   backend->synchronize();
+  if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::spectral) {
+    const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *problem.forcing, *backend);
+    if (!obstacle.none()) {
+      const std::string where = obstacle.face >= 0 ? std::string("boundary.") + face_name(obstacle.face)
+                                                   : std::string("material.diffusivity");
+      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and {} does not: {}; "
+                                             "use solver.method = adi or auto",
+                                             where, obstacle.why));
+    }
+  }
   how.before.initial = seconds_since(sampling);
   if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();
   const Grid3& g = config.grid;

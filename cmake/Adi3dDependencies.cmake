@@ -42,6 +42,8 @@ adi3d_require(fmt fmt_FOUND "fmt" "libfmt-dev")
 adi3d_require(spdlog spdlog_FOUND "spdlog" "libspdlog-dev")
 adi3d_require(nlohmann_json nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev" 3)
 adi3d_require(LAPACK LAPACK_FOUND "LAPACK" "liblapack-dev")
+# The direct Poisson solve's transforms on the CPU (double and float; FindFFTW3.cmake).
+adi3d_require(FFTW3 FFTW3_FOUND "FFTW 3 (fftw3 and fftw3f)" "libfftw3-dev")
 if(ADI3D_TESTS)
   adi3d_require(GTest GTest_FOUND "GoogleTest" "libgtest-dev")
 endif()

@@ -1,5 +1,7 @@
 #include "io/run_config.hpp"
 
+#include "solvers/spectral_solve.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -242,6 +244,23 @@ RunConfig read_run_config(const Deck& deck) {
   if (c.max_iter < 1) deck.fail("solver.max_iter", "must be >= 1");
   c.adi_cycle = static_cast<int>(deck.query_int("solver.cycle").value_or(0));
   if (c.adi_cycle < 0 || c.adi_cycle > 64) deck.fail("solver.cycle", "must lie in [0, 64]");
+  c.method = choose<PoissonMethod>(deck, "solver.method", "auto",
+                                   {{"auto", PoissonMethod::automatic},
+                                    {"adi", PoissonMethod::adi},
+                                    {"spectral", PoissonMethod::spectral}});
+  if (c.method != PoissonMethod::automatic && c.problem != ProblemType::poisson)
+    deck.fail("solver.method", "is for problem.type = poisson; heat runs step by ADI");
+  if (c.method == PoissonMethod::spectral) {
+    // A diffusivity field may be one of z alone: checked where it is sampled (run_command.cpp).
+    const SpectralObstacle obstacle = spectral_obstacle(c.bc, false);
+    if (!obstacle.none()) {
+      const std::string where = obstacle.face >= 0 ? std::string("boundary.") + face_name(obstacle.face)
+                                                   : std::string("material.diffusivity");
+      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and {} does not: {}; "
+                                             "use solver.method = adi or auto",
+                                             where, obstacle.why));
+    }
+  }
 
   c.output.dir = deck.query_string("output.dir").value_or("output");
   if (c.output.dir.empty()) deck.fail("output.dir", "must not be empty");
@@ -262,6 +281,9 @@ RunConfig read_run_config(const Deck& deck) {
 
 const char* to_string(ProblemType p) { return p == ProblemType::heat ? "heat" : "poisson"; }
 const char* to_string(Precision p) { return p == Precision::f64 ? "double" : "float"; }
+const char* to_string(PoissonMethod m) {
+  return m == PoissonMethod::adi ? "adi" : m == PoissonMethod::spectral ? "spectral" : "auto";
+}
 const char* RunConfig::precision_name() const { return mixed ? "mixed" : to_string(precision); }
 const char* to_string(BackendChoice b) {
   return b == BackendChoice::cpu ? "cpu" : b == BackendChoice::cuda ? "cuda" : "auto";

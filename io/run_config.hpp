@@ -17,6 +17,9 @@ namespace adi3d::io {
 enum class ProblemType { heat, poisson };
 enum class Precision { f32, f64 };
 enum class BackendChoice { automatic, cpu, cuda };
+// solver.method for Poisson: auto takes spectral where the problem separates (and the run
+// has one rank), else adi.
+enum class PoissonMethod { automatic, adi, spectral };
 
 struct FormulaText {
   std::string text;
@@ -69,6 +72,7 @@ struct RunConfig {
   double tol = 0;  // 0: the precision's default (PoissonAdi's default_tolerance)
   long max_iter = 1000;
   int adi_cycle = 0;  // 0: chosen from the eigenvalue spread
+  PoissonMethod method = PoissonMethod::automatic;
   OutputConfig output;
   std::optional<FormulaText> exact;
 
@@ -82,5 +86,6 @@ RunConfig read_run_config(const Deck& deck);
 const char* to_string(ProblemType p);
 const char* to_string(Precision p);
 const char* to_string(BackendChoice b);
+const char* to_string(PoissonMethod m);
 
 }  // namespace adi3d::io

@@ -7,6 +7,7 @@
 #include "solvers/distributed/slab_coupling.hpp"
 #include "solvers/grid.hpp"
 #include "solvers/operator_view.hpp"
+#include "solvers/spectral_solve.hpp"
 
 #include <array>
 #include <cstdint>
@@ -176,6 +177,13 @@ class Backend {
   virtual bool fused_slab_step(const OperatorView<T>& /*op*/, T* /*u*/, const T* /*f*/, T /*dt*/, T /*tau*/,
                                T* /*scratch*/, SlabCoupling<T>& /*coupling*/) {
     return false;
+  }
+  // A direct solver of -A e = r for op (spectral_solve.hpp), where the backend has one and
+  // spectral_obstacle finds nothing in op; null where it has none (a split z axis). With
+  // layers (alpha of z alone) op's alpha field is ignored for layers.alpha.
+  virtual std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& /*op*/,
+                                                                const SpectralLayers<T>& /*layers*/) {
+    return nullptr;
   }
 };
 

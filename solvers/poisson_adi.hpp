@@ -25,6 +25,7 @@ struct PoissonOptions {
 };
 
 struct PoissonReport {
+  const char* method = "adi";             // "adi", or "spectral" (the direct solve, poisson_spectral.hpp)
   long iterations = 0;                    // ADI iterations (mixed precision: float sweeps, all refinements')
   long refinements = 0;                   // mixed precision: the double residual's corrections
   bool converged = false;
@@ -38,6 +39,7 @@ struct PoissonReport {
   std::vector<double> taus;               // the parameter cycle
   double lambda_min = 0, lambda_max = 0;  // bounds used
   double source_shift = 0;                // constant removed from f for compatibility
+  double setup_seconds = 0;               // direct solve: planning its transforms (the first solve only)
 };
 
 // Incompatible data of a singular problem.

@@ -1,6 +1,8 @@
 // CPU backend: memory, copies, the operator right-hand side, face writes and reductions.
 #include "solvers/cpu/cpu_backend.hpp"
 
+#include "solvers/cpu/cpu_spectral.hpp"
+
 #include "solvers/discretization.hpp"
 #include "solvers/distributed/coupling_terms.hpp"
 #include "solvers/face_layout.hpp"
@@ -224,6 +226,12 @@ Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
     max_abs = std::max(max_abs, magnitude);
   }
   return propagate_nan({sum_sq, max_abs, sum, sum_abs});
+}
+
+template <class T>
+std::unique_ptr<SpectralSolve<T>> CpuBackend<T>::make_spectral_solve(const OperatorView<T>& op,
+                                                                     const SpectralLayers<T>& layers) {
+  return make_cpu_spectral_solve(op, layers);
 }
 
 template class CpuBackend<float>;

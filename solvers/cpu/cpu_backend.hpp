@@ -38,6 +38,8 @@ class CpuBackend : public Backend<T> {
   }
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   void synchronize() override {}
+  std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& op,
+                                                        const SpectralLayers<T>& layers) override;
 
  private:
   // Factors of constant-coefficient line systems, reused across steps (tau is fixed in a

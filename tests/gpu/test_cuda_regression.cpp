@@ -74,6 +74,10 @@ INSTANTIATE_TEST_SUITE_P(
                       DeckCase{"poisson_dirichlet.ini", {"grid.n=33"}},
                       DeckCase{"poisson_neumann.ini", {"grid.n=33"}},
                       DeckCase{"poisson_periodic.ini", {"grid.n=32"}},
+                      // auto solves the three above directly; the ADI iteration too:
+                      DeckCase{"poisson_dirichlet.ini", {"grid.n=33", "solver.method=adi"}},
+                      DeckCase{"poisson_neumann.ini", {"grid.n=33", "solver.method=adi"}},
+                      DeckCase{"poisson_periodic.ini", {"grid.n=32", "solver.method=adi"}},
                       DeckCase{"slab_two_layer.ini", {}}));
 
 }  // namespace

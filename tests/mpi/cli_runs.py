@@ -5,7 +5,8 @@ ranks together through parallel HDF5) agree within 1e-12 (double), a diffusivity
 alpha field too; the VTK pieces under each .pvti hold the snapshots' values and ParaView reads
 the series; a checkpoint written on P ranks restarts on another count and ends where
 the uninterrupted run ends; and the bad cases (more ranks than planes, fewer GPUs than
-ranks) give one line and the same non-zero exit on every rank; SIGTERM to one rank stops
+ranks, the direct Poisson solve) give one line and the same non-zero exit on every rank;
+Poisson's auto takes the ADI iteration on several ranks; SIGTERM to one rank stops
 every rank at the same step with a checkpoint that continues to the same end.
 
 usage: cli_runs.py ADI3D MPIEXEC SOURCE_DIR WORK_DIR
@@ -252,6 +253,27 @@ lines = [l for l in result.stderr.splitlines() if l.startswith("adi3d")]
 expect(result.returncode == 2, f"3 ranks on 5 planes exit 2 (got {result.returncode})")
 expect(len(lines) == 1 and "grid.n" in lines[0] and "at most 2 ranks" in lines[0],
        f"3 ranks on 5 planes: one line naming grid.n and the limit: {lines}")
+
+# Poisson: on several ranks auto takes the ADI iteration (the direct solve runs on one rank,
+# where auto takes it), and solver.method = spectral is a deck error, one line, exit 2.
+def poisson(ranks, out, *sets):
+    command = ([mpiexec, "-np", str(ranks), "--oversubscribe"] if ranks > 1 else []) + [
+        adi3d, "run", os.path.join(source, "inputs", "poisson_dirichlet.ini"), "--quiet", "--set",
+        f"output.dir={out}", "--set", "solver.backend=cpu", "--set", "grid.n=9 9 12"] + [
+        a for s in sets for a in ("--set", s)]
+    return subprocess.run(command, env=env, capture_output=True, text=True)
+
+
+result = poisson(1, os.path.join(work, "poisson_one"))
+expect(result.returncode == 0 and "method spectral" in result.stdout, "Poisson on one rank: auto solves directly")
+result = poisson(2, os.path.join(work, "poisson_two"))
+expect(result.returncode == 0 and "method adi (auto)" in result.stdout,
+       f"Poisson on 2 ranks: auto takes adi (exit {result.returncode})")
+result = poisson(2, os.path.join(work, "poisson_spectral"), "solver.method=spectral")
+lines = [l for l in result.stderr.splitlines() if l.startswith("adi3d")]
+expect(result.returncode == 2, f"2 ranks, solver.method = spectral: exit 2 (got {result.returncode})")
+expect(len(lines) == 1 and "solver.method" in lines[0] and "one rank" in lines[0],
+       f"2 ranks, solver.method = spectral: one line naming solver.method: {lines}")
 
 # solver.backend = cuda with more ranks than GPUs on the node: where there is no GPU (CI).
 probe = subprocess.run([adi3d, "info"], env=env, capture_output=True, text=True).stdout

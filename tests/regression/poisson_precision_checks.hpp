@@ -9,9 +9,18 @@
 #include <initializer_list>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adi3d::test {
+
+// These checks are of the ADI iteration's precisions (its floors, refinements, sweeps):
+// solver.method = adi, as auto solves these decks directly.
+inline PoissonRun run_adi_example(const std::string& deck_name, std::vector<std::string> overrides,
+                                  BackendKind kind = BackendKind::cpu) {
+  overrides.push_back("solver.method=adi");
+  return run_poisson_example(deck_name, std::move(overrides), kind);
+}
 
 inline std::vector<std::string> with(std::vector<std::string> sets, std::initializer_list<std::string> more) {
   sets.insert(sets.end(), more);
@@ -48,8 +57,8 @@ inline std::vector<PrecisionCase> mixed_precision_cases() {
 inline void expect_mixed_reaches_ten_digits(const PrecisionCase& c, BackendKind kind, long extra_sweeps,
                                             double field_tolerance) {
   const std::vector<std::string> sets = with(c.sets, {"solver.tol=1e-10", "solver.max_iter=2000"});
-  const PoissonRun reference = run_poisson_example(c.deck, with(sets, {"solver.precision=double"}));
-  const PoissonRun mixed = run_poisson_example(c.deck, with(sets, {"solver.precision=mixed"}), kind);
+  const PoissonRun reference = run_adi_example(c.deck, with(sets, {"solver.precision=double"}));
+  const PoissonRun mixed = run_adi_example(c.deck, with(sets, {"solver.precision=mixed"}), kind);
   const PoissonReport& d = reference.result.report;
   const PoissonReport& m = mixed.result.report;
   ASSERT_TRUE(d.converged) << c.deck;
@@ -75,8 +84,8 @@ inline void expect_mixed_reaches_ten_digits(const PrecisionCase& c, BackendKind 
 // solution, the same error against the exact one to 3e-6).
 inline void expect_float_stagnation_keeps_its_iterate(BackendKind kind) {
   const std::vector<std::string> sets{"grid.n=33", "solver.tol=1e-6", "solver.max_iter=1000"};
-  const PoissonRun f = run_poisson_example("poisson_neumann.ini", with(sets, {"solver.precision=float"}), kind);
-  const PoissonRun d = run_poisson_example("poisson_neumann.ini", with(sets, {"solver.precision=double"}));
+  const PoissonRun f = run_adi_example("poisson_neumann.ini", with(sets, {"solver.precision=float"}), kind);
+  const PoissonRun d = run_adi_example("poisson_neumann.ini", with(sets, {"solver.precision=double"}));
   const PoissonReport& r = f.result.report;
   EXPECT_FALSE(r.converged);
   EXPECT_TRUE(r.stagnated);
@@ -99,7 +108,7 @@ inline void expect_float_default_tolerance_reached(BackendKind kind) {
                                  PrecisionCase{"poisson_neumann.ini",
                                                {"grid.n=65", "source.f=pi^2*cos(pi*x)", "boundary.x-=neumann 0",
                                                 "boundary.x+=neumann 0", "check.exact=cos(pi*x)"}}}) {
-    const PoissonRun f = run_poisson_example(c.deck, with(c.sets, {"solver.precision=float"}), kind);
+    const PoissonRun f = run_adi_example(c.deck, with(c.sets, {"solver.precision=float"}), kind);
     EXPECT_TRUE(f.result.report.converged) << c.deck << ": stopped at " << f.result.report.relative_residual
                                            << " for tol " << f.result.tolerance;
     EXPECT_GT(f.result.tolerance, 1e-5) << c.deck;

@@ -20,9 +20,9 @@ TEST(FloatPoisson, StagnatedSolveKeepsItsIterate) { expect_float_stagnation_keep
 TEST(FloatPoisson, DefaultToleranceIsReached) {
   expect_float_default_tolerance_reached(BackendKind::cpu);
   // Double and mixed keep double's default.
-  const PoissonRun d = run_poisson_example("poisson_neumann.ini", {"grid.n=17", "solver.precision=double"});
+  const PoissonRun d = run_adi_example("poisson_neumann.ini", {"grid.n=17", "solver.precision=double"});
   EXPECT_EQ(d.result.tolerance, 1e-8);
-  const PoissonRun m = run_poisson_example("poisson_neumann.ini", {"grid.n=17", "solver.precision=mixed"});
+  const PoissonRun m = run_adi_example("poisson_neumann.ini", {"grid.n=17", "solver.precision=mixed"});
   EXPECT_EQ(m.result.tolerance, 1e-8);
   EXPECT_TRUE(m.result.report.converged);
 }

@@ -209,8 +209,9 @@ TEST_F(Cli, BenchCpuWritesJsonAndAgreesWithLapack) {
   EXPECT_EQ(run("bench gpu-that-does-not-exist").code, 2);
 }
 
-// The benchmark behind issue 39's mixed-precision table, on the CPU at a small size: a row
-// per precision, double and mixed to --tol, float to its default.
+// The benchmark behind issue 39's mixed-precision table and issue 45's direct solve, on the
+// CPU at a small size: a row per method and precision, double and mixed to --tol, float to
+// its default; the direct solve beside the iteration.
 TEST_F(Cli, BenchPoissonComparesThePrecisions) {
   const Outcome o = run(std::string("bench poisson --backend cpu --sizes 9 --repetitions 1 --deck ") +
                         ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini --json " + (dir_ / "bench.json").string());
@@ -218,14 +219,46 @@ TEST_F(Cli, BenchPoissonComparesThePrecisions) {
   const std::string json = slurp(dir_ / "bench.json");
   for (const char* key : {"\"benchmark\": \"poisson\"", "\"precision\": \"double\"", "\"precision\": \"float\"",
                           "\"precision\": \"mixed\"", "\"refinements\"", "\"speedup_vs_double\"",
-                          "\"max_error_vs_exact\""})
+                          "\"max_error_vs_exact\"", "\"method\": \"adi\"", "\"method\": \"spectral\"",
+                          "\"speedup_vs_adi\"", "\"setup_s\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   EXPECT_EQ(json.find("\"converged\": false"), std::string::npos) << json;
   EXPECT_EQ(run("bench poisson --precisions half").code, 2);
+  EXPECT_EQ(run("bench poisson --methods krylov").code, 2);
+}
+
+// solver.method: auto solves a separable deck directly and says so; the two-layer slab
+// (alpha of z alone) directly too, exact; spectral over a field that varies along x is a
+// one-line deck error naming solver.method's line and the diffusivity.
+TEST_F(Cli, PoissonMethodIsChosenAndReported) {
+  const Outcome a = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+                        "--set output.dir=" + (dir_ / "results").string());
+  EXPECT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("method spectral: one direct solve (auto"), std::string::npos) << a.out;
+  EXPECT_NE(slurp(dir_ / "results" / "summary.json").find("\"method\": \"spectral\""), std::string::npos);
+  const Outcome slab = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " +
+                           "--set solver.method=spectral --set output.dir=" + (dir_ / "slab").string());
+  EXPECT_EQ(slab.code, 0) << slab.err;
+  const std::string summary = slurp(dir_ / "slab" / "summary.json");
+  const auto at = summary.find("\"max\": ");
+  ASSERT_NE(at, std::string::npos) << summary;
+  EXPECT_LT(std::stod(summary.substr(at + 7)), 1e-12) << summary;
+  const Outcome field = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " +
+                            "--set solver.method=spectral --set \"material.diffusivity=formula 1 + x\" " +
+                            "--set output.dir=" + (dir_ / "field").string());
+  EXPECT_EQ(field.code, 2);
+  EXPECT_EQ(lines(field.err), 1) << field.err;
+  EXPECT_NE(field.err.find("solver.method"), std::string::npos) << field.err;
+  EXPECT_NE(field.err.find("material.diffusivity does not: alpha varies along x or y"), std::string::npos)
+      << field.err;
+  const Outcome adi = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+                          "--set solver.method=adi --set output.dir=" + (dir_ / "adi").string());
+  EXPECT_EQ(adi.code, 0) << adi.err;
+  EXPECT_NE(adi.out.find("method adi,"), std::string::npos) << adi.out;
 }
 
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
-  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=9 " +
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set solver.method=adi --set grid.n=9 " +
                         "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());
   EXPECT_EQ(o.code, 1);
   EXPECT_EQ(lines(o.err), 1) << o.err;
@@ -237,7 +270,7 @@ TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
 // it, writes its result, says on one line how far it got, why, and what goes further, and
 // exits 3.
 TEST_F(Cli, FloatPoissonOnItsRoundingFloorWritesItsResultAndExitsThree) {
-  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=33 " +
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set solver.method=adi --set grid.n=33 " +
                         "--set solver.precision=float --set solver.tol=1e-6 --set output.formats=hdf5 " +
                         "--set solver.backend=cpu --set output.dir=" + (dir_ / "results").string());
   EXPECT_EQ(o.code, 3) << o.err;
@@ -253,7 +286,7 @@ TEST_F(Cli, FloatPoissonOnItsRoundingFloorWritesItsResultAndExitsThree) {
 
 // solver.precision = mixed: float sweeps, the double residual, ten digits.
 TEST_F(Cli, MixedPrecisionPoissonReachesTenDigits) {
-  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set grid.n=17 " +
+  const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set solver.method=adi --set grid.n=17 " +
                         "--set solver.precision=mixed --set solver.tol=1e-10 --set solver.backend=cpu " +
                         "--set output.dir=" + (dir_ / "results").string());
   EXPECT_EQ(o.code, 0) << o.err;

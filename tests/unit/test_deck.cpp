@@ -59,6 +59,38 @@ TEST(Deck, MixedPrecisionIsADoublePoissonSolve) {
   EXPECT_NE(e.find("solver.precision = mixed"), std::string::npos) << e;
 }
 
+// solver.method: auto by default; spectral on a problem that does not separate names the
+// deck line of solver.method and what is in the way; heat runs take no method.
+TEST(Deck, PoissonMethod) {
+  const RunConfig a = read_run_config(Deck::parse(kValid, "deck.ini", {"problem.type=poisson"}));
+  EXPECT_EQ(a.method, PoissonMethod::automatic);
+  const RunConfig s = read_run_config(
+      Deck::parse(std::string(kValid) + "x+ = neumann 0\n[solver]\nmethod = spectral\n", "deck.ini", {"problem.type=poisson"}));
+  EXPECT_EQ(s.method, PoissonMethod::spectral);
+  const std::string unlike =
+      error_of(std::string(kValid) + "[solver]\nmethod = spectral\n", {"problem.type=poisson"});
+  EXPECT_NE(unlike.find("deck.ini:12"), std::string::npos) << unlike;
+  EXPECT_NE(unlike.find("solver.method"), std::string::npos) << unlike;
+  EXPECT_NE(unlike.find("boundary.x+"), std::string::npos) << unlike;
+  EXPECT_NE(unlike.find("x- and x+ faces differ"), std::string::npos) << unlike;
+  // A field may be one of z alone: checked where it is sampled (Cli.PoissonMethodIsChosenAndReported).
+  EXPECT_EQ(error_of(std::string(kValid) + "x+ = neumann 0\n[material]\ndiffusivity = formula 1 + x\n",
+                     {"problem.type=poisson", "solver.method=spectral"}),
+            "");
+  // Robin faces: on x or y refused; on z taken (one h over the face is checked at run time).
+  const std::string robin = error_of(std::string(kValid) + "x+ = robin 2 ; 0\n",
+                                     {"problem.type=poisson", "solver.method=spectral"});
+  EXPECT_NE(robin.find("boundary.x+ does not: the x+ face is robin"), std::string::npos) << robin;
+  EXPECT_EQ(error_of(std::string(kValid) + "x+ = neumann 0\nz+ = robin 2 ; 0\n",
+                     {"problem.type=poisson", "solver.method=spectral"}),
+            "");
+  const std::string bad = error_of(kValid, {"problem.type=poisson", "solver.method=krylov"});
+  EXPECT_NE(bad.find("solver.method"), std::string::npos) << bad;
+  const std::string heat = error_of(kValid, {"solver.method=adi"});
+  EXPECT_NE(heat.find("problem.type = poisson"), std::string::npos) << heat;
+  EXPECT_EQ(error_of(kValid, {"problem.type=poisson", "solver.method=adi"}), "");
+}
+
 TEST(Deck, SetOverridesTheFile) {
   const RunConfig c = read_run_config(Deck::parse(kValid, "deck.ini", {"time.dt=0.002", "grid.n = 9 10 11"}));
   EXPECT_DOUBLE_EQ(c.dt, 0.002);

@@ -2,6 +2,7 @@
 // stream) and the variant setters. Kernels live in the files named after what they do.
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/cuda/spectral/spectral_solve.cuh"
 #include "solvers/nan_norms.hpp"
 
 #include <cuda_runtime.h>
@@ -370,6 +371,13 @@ template <class T>
 bool CudaBackend<T>::fuses_douglas_step(const OperatorView<T>& op) {
   activate();
   return fused_.applies(op, device_);
+}
+
+template <class T>
+std::unique_ptr<SpectralSolve<T>> CudaBackend<T>::make_spectral_solve(const OperatorView<T>& op,
+                                                                      const SpectralLayers<T>& layers) {
+  activate();
+  return make_cuda_spectral_solve(op, layers, *this, stream_, device_);
 }
 
 template class CudaBackend<float>;

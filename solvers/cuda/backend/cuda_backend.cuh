@@ -217,6 +217,8 @@ class CudaBackend final : public Backend<T> {
   bool fuses_douglas_step(const OperatorView<T>& op) override;
   bool fused_slab_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* scratch,
                        SlabCoupling<T>& coupling) override;
+  std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& op,
+                                                        const SpectralLayers<T>& layers) override;
 
   const CudaPolicy& policy() const { return policy_; }
   // The variants the last operator_rhs and the last x-line solve ran: the policy's, or
