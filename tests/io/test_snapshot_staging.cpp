@@ -252,7 +252,7 @@ TEST_F(IoTest, WriterThatKeepsUpNeverWarns) {
   EXPECT_EQ(pipeline.staging().capacity(), 2u);  // u only
   EXPECT_EQ(pipeline.staging().allocated(), 1u);
   ASSERT_EQ(rec->got.size(), 6u);
-  for (const auto& [step, values] : rec->got) EXPECT_EQ(values, std::vector<double>(values.size(), step)) << step;
+  for (const auto& [step, values] : rec->got) EXPECT_EQ(values, std::vector<double>(values.size(), static_cast<double>(step))) << step;
 }
 
 // The pool: at most `capacity` buffers, reused; a third acquire waits until a buffer comes
