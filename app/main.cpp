@@ -1,6 +1,7 @@
 // adi3d: ADI solvers for the 3D heat and Poisson equations.
 #include "app/commands.hpp"
 #include "app/run_timings.hpp"
+#include "app/stop_signals.hpp"
 #include "solvers/distributed/mpi_session.hpp"
 
 #include <spdlog/spdlog.h>
@@ -32,6 +33,9 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   adi3d::app::process_start();  // the clock of `adi3d run --verbose`'s set-up time
+  // A run takes SIGTERM and SIGINT from its first moment (a scheduler may send one while
+  // it starts): the run stops at its first step boundary with a checkpoint.
+  if (argc > 1 && std::strcmp(argv[1], "run") == 0) adi3d::app::install_stop_handlers();
   spdlog::set_pattern("[%H:%M:%S] %^%l%$: %v");
   // MPI starts first and ends last (mpirun -np P adi3d run DECK); a build without MPI
   // refuses to be one of several ranks.

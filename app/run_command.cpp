@@ -409,7 +409,8 @@ int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
     const io::CheckpointState* from = restart ? &*restart : nullptr;
     const std::string to_restart = restart_command(
         *parsed, mpi.size(), (std::filesystem::path(config.output.dir) / "checkpoint.h5").string());
-    // From here SIGTERM and SIGINT stop the run at a step boundary (stop_signals.hpp).
+    // SIGTERM and SIGINT stop the run at a step boundary (stop_signals.hpp; installed in
+    // main, or here where run_command is called otherwise, as by the tests).
     install_stop_handlers();
     try {
       return config.precision == io::Precision::f64
