@@ -330,13 +330,7 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   backend->synchronize();
   if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::spectral) {
     const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *problem.forcing, *backend);
-    if (!obstacle.none()) {
-      const std::string where = obstacle.face >= 0 ? std::string("boundary.") + face_name(obstacle.face)
-                                                   : std::string("material.diffusivity");
-      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and {} does not: {}; "
-                                             "use solver.method = adi or auto",
-                                             where, obstacle.why));
-    }
+    if (!obstacle.none()) deck.fail("solver.method", obstacle.refusal());
   }
   how.before.initial = seconds_since(sampling);
   if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();

@@ -253,13 +253,7 @@ RunConfig read_run_config(const Deck& deck) {
   if (c.method == PoissonMethod::spectral) {
     // A diffusivity field may be one of z alone: checked where it is sampled (run_command.cpp).
     const SpectralObstacle obstacle = spectral_obstacle(c.bc, false);
-    if (!obstacle.none()) {
-      const std::string where = obstacle.face >= 0 ? std::string("boundary.") + face_name(obstacle.face)
-                                                   : std::string("material.diffusivity");
-      deck.fail("solver.method", fmt::format("the direct solve needs a problem that separates, and {} does not: {}; "
-                                             "use solver.method = adi or auto",
-                                             where, obstacle.why));
-    }
+    if (!obstacle.none()) deck.fail("solver.method", obstacle.refusal());
   }
 
   c.output.dir = deck.query_string("output.dir").value_or("output");

@@ -44,6 +44,12 @@ struct SpectralObstacle {
   int face = -2;
   std::string why;
   bool none() const { return why.empty(); }
+  // The deck error at solver.method = spectral: which key is in the way, and why.
+  std::string refusal() const {
+    const std::string where = face >= 0 ? std::string("boundary.") + face_name(face) : "material.diffusivity";
+    return "the direct solve needs a problem that separates, and " + where + " does not: " + why +
+           "; use solver.method = adi or auto";
+  }
 };
 
 // alpha_field: alpha is a field that varies along x or y (a field of z alone, layers, is

@@ -47,14 +47,21 @@ def fail(trial, what):
     print(f"FAILED  trial {trial}: {what}")
 
 
-def check_xdmf(trial, out):
-    path = os.path.join(out, "snapshots.xdmf")
+def index_root(trial, out, name):
+    """The parsed index file, or None where there is none yet or it does not parse."""
+    path = os.path.join(out, name)
     if not os.path.exists(path):
-        return 0
+        return None
     try:
-        root = ET.parse(path).getroot()
+        return ET.parse(path).getroot()
     except ET.ParseError as e:
-        fail(trial, f"snapshots.xdmf does not parse: {e}")
+        fail(trial, f"{name} does not parse: {e}")
+        return None
+
+
+def check_xdmf(trial, out):
+    root = index_root(trial, out, "snapshots.xdmf")
+    if root is None:
         return 0
     items = [item.text.strip() for item in root.iter("DataItem") if item.text and ".h5:" in item.text]
     with h5py.File(os.path.join(out, "snapshots.h5"), "r") as f:
@@ -68,13 +75,8 @@ def check_xdmf(trial, out):
 
 
 def check_pvd(trial, out):
-    path = os.path.join(out, "snapshots.pvd")
-    if not os.path.exists(path):
-        return 0
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as e:
-        fail(trial, f"snapshots.pvd does not parse: {e}")
+    root = index_root(trial, out, "snapshots.pvd")
+    if root is None:
         return 0
     files = [d.get("file") for d in root.iter("DataSet")]
     for name in files:
