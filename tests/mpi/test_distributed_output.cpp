@@ -3,6 +3,7 @@
 // and a VTK piece per rank under a .pvti; each file read back whole holds exactly the
 // run's final field (gathered in memory), on the CPU or on one GPU per rank
 // (ADI3D_MPI_BACKEND=cuda: the staged downloads of each rank's planes).
+#include "final_field.hpp"
 #include "mpi_world.hpp"
 #include "app/heat_run.hpp"
 #include "app/problem_setup.hpp"
@@ -36,23 +37,19 @@ using test::world;
 class FinalAndFiles final : public app::RunObserver<double> {
  public:
   FinalAndFiles(app::SnapshotPipeline<double>& files, const SlabDecomposition& slab, Communicator& comm)
-      : files_(files), slab_(slab), comm_(comm) {}
+      : files_(files), final_(slab, &comm) {}
   void on_start(long step, double t, Backend<double>& b, const double* u) override { files_.on_start(step, t, b, u); }
   void on_step(long step, double t, Backend<double>& b, const double* u) override { files_.on_step(step, t, b, u); }
   bool writes_at(long step, double t) const override { return files_.writes_at(step, t); }
   void on_end(long step, double t, Backend<double>& backend, const double* u) override {
-    std::vector<double> owned(slab_.owned_size());
-    backend.download(u + slab_.owned_offset(), owned.data(), owned.size());
-    field.resize(comm_.rank() == 0 ? slab_.whole.size() : 0);
-    comm_.gather(owned.data(), owned.size() * sizeof(double), field.data(), 0);
+    final_.on_end(step, t, backend, u);
     files_.on_end(step, t, backend, u);
   }
-  std::vector<double> field;
+  const std::vector<double>& field() const { return final_.field; }
 
  private:
   app::SnapshotPipeline<double>& files_;
-  SlabDecomposition slab_;
-  Communicator& comm_;
+  FinalField<double> final_;
 };
 
 // One directory for every rank: rank 0's name.
@@ -100,11 +97,11 @@ TEST(DistributedOutput, EveryFileHoldsTheRunsFieldExactly) {
       io::h5::Handle group = io::h5::open_group(file, "snapshots/000010", h5);
       io::h5::read_field(group, "u", g, false, nullptr, &stored, h5);
     }
-    EXPECT_EQ(stored, observer.field) << "snapshots.h5, step 10, on " << comm.size() << " ranks";
+    EXPECT_EQ(stored, observer.field()) << "snapshots.h5, step 10, on " << comm.size() << " ranks";
 
     const io::CheckpointState checkpoint = io::read_checkpoint(dir + "/checkpoint.h5");
     EXPECT_EQ(checkpoint.step, 10);
-    EXPECT_EQ(checkpoint.u.f64, observer.field) << "checkpoint.h5 on " << comm.size() << " ranks";
+    EXPECT_EQ(checkpoint.u.f64, observer.field()) << "checkpoint.h5 on " << comm.size() << " ranks";
 
     const std::string image = dir + "/vtk/snapshot_000010." + (comm.size() > 1 ? "pvti" : "vti");
     ASSERT_TRUE(fs::exists(image)) << image;
@@ -118,10 +115,10 @@ TEST(DistributedOutput, EveryFileHoldsTheRunsFieldExactly) {
       EXPECT_EQ(std::vector<int>(dims, dims + 3), std::vector<int>(g.n.begin(), g.n.end()));
       vtkDataArray* u = read->GetPointData()->GetArray("u");
       ASSERT_NE(u, nullptr) << image;
-      ASSERT_EQ(static_cast<std::size_t>(u->GetNumberOfTuples()), observer.field.size());
-      std::vector<double> pieces(observer.field.size());
+      ASSERT_EQ(static_cast<std::size_t>(u->GetNumberOfTuples()), observer.field().size());
+      std::vector<double> pieces(observer.field().size());
       for (vtkIdType p = 0; p < u->GetNumberOfTuples(); ++p) pieces[static_cast<std::size_t>(p)] = u->GetTuple1(p);
-      EXPECT_EQ(pieces, observer.field) << image << ": the pieces joined";
+      EXPECT_EQ(pieces, observer.field()) << image << ": the pieces joined";
     }
   }
   comm.barrier();

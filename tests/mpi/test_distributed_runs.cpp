@@ -3,6 +3,7 @@
 // equals the one-rank run's within rounding: max |difference| <= 1e-12 (double) or 1e-5
 // (float) relative to max |u|. The one-rank reference runs on rank 0 in the same process.
 // CPU backend; the same test on GPUs runs on the multi-GPU machines (ADI3D_MPI_BACKEND).
+#include "final_field.hpp"
 #include "mpi_world.hpp"
 #include "app/heat_run.hpp"
 #include "app/poisson_run.hpp"
@@ -40,34 +41,6 @@ template <class T>
 struct FinalRun {
   std::vector<T> field;
   bool fused_slab = false;  // the last step was the local backend's fused slab step
-};
-
-// The final field of a deck on the whole grid, at rank 0 (empty elsewhere): run on every
-// rank of `comm`, or on the calling rank alone (comm null).
-template <class T>
-class FinalField final : public app::RunObserver<T> {
- public:
-  FinalField(const SlabDecomposition& slab, Communicator* comm) : slab_(slab), comm_(comm) {}
-  void on_start(long, double, Backend<T>&, const T*) override {}
-  void on_step(long, double, Backend<T>&, const T*) override {}
-  void on_end(long, double, Backend<T>& backend, const T* u) override {
-    if (auto* distributed = dynamic_cast<DistributedBackend<T>*>(&backend))
-      fused_slab = distributed->last_step_fused_slab();
-    std::vector<T> owned(slab_.owned_size());
-    backend.download(u + slab_.owned_offset(), owned.data(), owned.size());
-    if (!comm_) {
-      field = std::move(owned);
-      return;
-    }
-    field.resize(comm_->rank() == 0 ? slab_.whole.size() : 0);
-    comm_->gather(owned.data(), owned.size() * sizeof(T), field.data(), 0);
-  }
-  std::vector<T> field;
-  bool fused_slab = false;  // the last step was the local backend's fused slab step
-
- private:
-  SlabDecomposition slab_;
-  Communicator* comm_;
 };
 
 // A deck run to its end on every rank of comm (or on this one alone: comm null).

@@ -68,6 +68,13 @@ double max_abs(const std::vector<T>& v) {
   return m;
 }
 
+// The largest |a - b| over the nodes.
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) diff = std::max(diff, std::fabs(a[p] - b[p]));
+  return diff;
+}
+
 // The direct solve of one face mix and size in T, from random data (nearly compatible where
 // singular: a shift of 1% of the data's scale left for the solver to remove).
 template <class T>
@@ -98,8 +105,7 @@ TEST_P(SpectralMix, MatchesTheOperatorAndAdi) {
     PoissonAdi<double> adi(*backend, d, data, {1e-12, 5000, 0});
     const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
     ASSERT_TRUE(a.report.converged || a.report.stagnated) << a.report.relative_residual;
-    double diff = 0;
-    for (std::size_t p = 0; p < s.u.size(); ++p) diff = std::max(diff, std::fabs(s.u[p] - a.u[p]));
+    const double diff = max_difference(s.u, a.u);
     EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi iterations " << a.report.iterations << ", residual "
                                          << a.report.relative_residual;
     EXPECT_EQ(s.report.source_shift, a.report.source_shift);
@@ -158,8 +164,7 @@ TEST(PoissonSpectral, LayeredAlphaMatchesAdi) {
     EXPECT_LT(s.report.relative_residual, 1e-12);
     PoissonAdi<double> adi(*backend, d, data, {1e-12, 20000, 0});
     const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
-    double diff = 0;
-    for (std::size_t p = 0; p < s.u.size(); ++p) diff = std::max(diff, std::fabs(s.u[p] - a.u[p]));
+    const double diff = max_difference(s.u, a.u);
     EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi: " << a.report.iterations << " iterations, residual "
                                          << a.report.relative_residual;
     // One node off its layer's value: not separable, refused.
@@ -200,8 +205,7 @@ TEST(PoissonSpectral, RobinZFacesMatchAdi) {
       EXPECT_LT(s.report.relative_residual, 1e-12);
       PoissonAdi<double> adi(*backend, d, data, {1e-12, 20000, 0});
       const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
-      double diff = 0;
-      for (std::size_t p = 0; p < s.u.size(); ++p) diff = std::max(diff, std::fabs(s.u[p] - a.u[p]));
+      const double diff = max_difference(s.u, a.u);
       EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi: " << a.report.iterations << " iterations, residual "
                                            << a.report.relative_residual;
       EXPECT_EQ(s.report.source_shift, a.report.source_shift);
