@@ -134,6 +134,9 @@ TEST(Deck, OutOfRangeValues) {
   const RangeCase cases[] = {
       {"grid.n=2", "grid.n", "between 3 and"},
       {"grid.n=4.5", "grid.n", "integer"},
+      {"grid.n=1e300", "grid.n", "between 3 and"},  // once undefined: converted to long first
+      {"grid.n=nan", "grid.n", "not a finite number"},
+      {"grid.n=-inf", "grid.n", "not a finite number"},
       {"time.dt=0", "time.dt", "> 0"},
       {"time.dt=-1e-3", "time.dt", "> 0"},
       {"time.t_end=-1", "time.t_end", ">= 0"},
