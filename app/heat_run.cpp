@@ -2,6 +2,7 @@
 
 #include "app/finite_check.hpp"
 #include "app/progress.hpp"
+#include "app/run_failure.hpp"
 #include "app/stop_agreement.hpp"
 #include "solvers/distributed/local_slab.hpp"
 #include "solvers/douglas_step.hpp"
@@ -77,27 +78,37 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   long done = std::max(steps, first);
   const double output_before = times.output;
   const auto start = std::chrono::steady_clock::now();
-  for (long s = first; s < steps; ++s) {
-    const double dt = std::min(config.dt, config.t_end - t);
-    stepper.step(u.data(), t, dt);
-    t = (s + 1 == steps) ? config.t_end : t + dt;
-    const bool writes = observer && observer->writes_at(s + 1, t);
-    if ((s + 1) % kFiniteCheckEvery == 0 || s + 1 == steps || writes)
-      timed(times.checks,
-            [&] { require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", s + 1, t)); });
-    if (writes)
-      timed(times.output, [&] { observer->on_step(s + 1, t, backend, u.data()); });
-    else if (observer)
-      observer->on_step(s + 1, t, backend, u.data());
-    progress.update(s + 1, fmt::format("t = {:.4g}", t));
-    // After the last step the run simply ends: there is nothing left to continue.
-    if (s + 1 < steps && (result.stopped_by = stop.poll()) != 0) {
-      done = s + 1;
-      break;
+  const std::string device = backend.description();
+  long s = first;
+  double from = t;
+  try {
+    for (; s < steps; ++s) {
+      from = t;
+      const double dt = std::min(config.dt, config.t_end - t);
+      stepper.step(u.data(), t, dt);
+      t = (s + 1 == steps) ? config.t_end : t + dt;
+      const bool writes = observer && observer->writes_at(s + 1, t);
+      if ((s + 1) % kFiniteCheckEvery == 0 || s + 1 == steps || writes)
+        timed(times.checks,
+              [&] { require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", s + 1, t)); });
+      if (writes)
+        timed(times.output, [&] { observer->on_step(s + 1, t, backend, u.data()); });
+      else if (observer)
+        observer->on_step(s + 1, t, backend, u.data());
+      progress.update(s + 1, fmt::format("t = {:.4g}", t));
+      // After the last step the run simply ends: there is nothing left to continue.
+      if (s + 1 < steps && (result.stopped_by = stop.poll()) != 0) {
+        done = s + 1;
+        break;
+      }
     }
+    stop.finish();
+    // Where kernels fail asynchronously, this is where the last steps' faults surface.
+    backend.synchronize();
+  } catch (...) {
+    // A fault that surfaces at a synchronisation names the step that waited for it.
+    rethrow_placed(fmt::format("in step {} of {} (from t = {:.6g}) on {}", std::min(s + 1, steps), steps, from, device));
   }
-  stop.finish();
-  backend.synchronize();
   progress.finish();
   result.wall_seconds = seconds_since(start);
   times.stepping = result.wall_seconds - times.checks - (times.output - output_before);
@@ -105,12 +116,16 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   result.t_final = t;
   result.fused_steps = stepper.fused_steps();
   clock = std::chrono::steady_clock::now();
-  if (result.stopped_by) {
-    // The checkpoint is written from this field: check it as before any other write.
-    require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", done, t));
-    if (observer) observer->on_stop(done, t, backend, u.data());
-  } else if (observer) {
-    observer->on_end(result.steps, t, backend, u.data());
+  try {
+    if (result.stopped_by) {
+      // The checkpoint is written from this field: check it as before any other write.
+      require_finite_run(problem, backend, u.data(), fmt::format("at step {} (t = {:.6g})", done, t));
+      if (observer) observer->on_stop(done, t, backend, u.data());
+    } else if (observer) {
+      observer->on_end(result.steps, t, backend, u.data());
+    }
+  } catch (...) {
+    rethrow_placed(fmt::format("writing the outputs after step {} (t = {:.6g}) on {}", done, t, device));
   }
   times.output += seconds_since(clock);
   if (problem.exact) {

@@ -4,6 +4,7 @@
 #include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
 #include "app/progress.hpp"
+#include "app/run_failure.hpp"
 #include "app/stop_agreement.hpp"
 #include "solvers/poisson_mixed.hpp"
 #include "solvers/poisson_spectral.hpp"
@@ -40,7 +41,9 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   // solve counts float sweeps, each an iteration's work, and names the refinement.
   const double target_digits = -std::log10(options.tol);
   Progress progress("poisson", static_cast<long>(std::ceil(target_digits * 10)), interactive);
+  long reached = 0;  // the last iteration (or sweep) reported, for a failure's message
   const auto show = [&](long k, long refinement, double relative) {
+    reached = k;
     const double digits = relative > 0 ? -std::log10(relative) : target_digits;
     progress.update(std::min(static_cast<long>(digits * 10), static_cast<long>(target_digits * 10) - 1),
                     refinement > 0 ? fmt::format("sweep {} (refinement {}), residual {:.2e}", k, refinement, relative)
@@ -51,25 +54,31 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   StopAgreement stop(problem.diffusion.slab.distributed() ? problem.comm : nullptr);
   const auto stopping = [&] { return (result.stopped_by = stop.poll()) != 0; };
   const auto start = std::chrono::steady_clock::now();
-  if (poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend)) {
-    // One solve in T; with solver.precision = mixed T is double: the direct solve needs no
-    // float sweeps to reach double's residual.
-    PoissonSpectral<T> solver(backend, problem.diffusion, *problem.forcing, options);
-    result.report = solver.solve(u.data());
-  } else if (config.mixed) {
-    if constexpr (std::is_same_v<T, double>) {
-      const std::unique_ptr<Backend<float>> sweeps = companion_backend(backend, problem.diffusion.slab, problem.comm);
-      PoissonMixed solver(backend, *sweeps, problem.diffusion, *problem.forcing, options);
-      result.report = solver.solve(u.data(), show, stopping);
+  const std::string device = backend.description();
+  try {
+    if (poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend)) {
+      // One solve in T; with solver.precision = mixed T is double: the direct solve needs no
+      // float sweeps to reach double's residual.
+      PoissonSpectral<T> solver(backend, problem.diffusion, *problem.forcing, options);
+      result.report = solver.solve(u.data());
+    } else if (config.mixed) {
+      if constexpr (std::is_same_v<T, double>) {
+        const std::unique_ptr<Backend<float>> sweeps = companion_backend(backend, problem.diffusion.slab, problem.comm);
+        PoissonMixed solver(backend, *sweeps, problem.diffusion, *problem.forcing, options);
+        result.report = solver.solve(u.data(), show, stopping);
+      } else {
+        throw std::logic_error("solver.precision = mixed runs with a double problem");
+      }
     } else {
-      throw std::logic_error("solver.precision = mixed runs with a double problem");
+      PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
+      result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
     }
-  } else {
-    PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
-    result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
+    stop.finish();
+    backend.synchronize();
+  } catch (...) {
+    rethrow_placed(reached > 0 ? fmt::format("in the Poisson solve, after iteration {}, on {}", reached, device)
+                               : fmt::format("in the Poisson solve on {}", device));
   }
-  stop.finish();
-  backend.synchronize();
   progress.finish();
   result.wall_seconds = seconds_since(start);
   times.stepping = result.wall_seconds;

@@ -10,6 +10,7 @@
 #include "solvers/poisson_spectral.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
+#include "app/run_failure.hpp"
 #include "app/snapshot_pipeline.hpp"
 #include "app/stop_signals.hpp"
 #include "solvers/cuda/backend/cuda_variants.hpp"
@@ -72,10 +73,44 @@ int stopped(int signal, const std::string& line, bool root) {
   return exit_code_for(signal);
 }
 
+// What a failed heat run leaves to continue from: the last checkpoint, read back (its
+// checksums checked) before it is offered where `verify` (one rank: the writes have
+// finished; on several, another rank's writer may still be inside HDF5).
+std::string checkpoint_left(const io::RunConfig& config, const std::string& to_restart, bool verify) {
+  const std::string path = (std::filesystem::path(config.output.dir) / "checkpoint.h5").string();
+  if (!std::filesystem::exists(path)) return "no checkpoint was written (output.checkpoint_every)";
+  if (!verify) return fmt::format("the last complete checkpoint is kept; to continue: {}", to_restart);
+  try {
+    const io::CheckpointState last = io::read_checkpoint(path);
+    return fmt::format("the last checkpoint, step {} (t = {:.6g}), reads back intact; to continue: {}", last.step,
+                       last.time, to_restart);
+  } catch (const std::exception& e) {
+    return fmt::format("the checkpoint {} does not read back: {}", path, e.what());
+  }
+}
+
+// A heat run that failed while stepping (run_failure.hpp) ends with one line: the failure
+// and what is left to continue from. On several ranks the others wait in the step's
+// exchanges and this rank's writer may wait in a collective write, so every rank ends now
+// (MPI_Abort) rather than unwinding; on one rank the writes already queued finish first,
+// so that a checkpoint in flight lands.
+template <class T>
+[[noreturn]] void fail_heat_run(const RunFailure& failure, SnapshotPipeline<T>& outputs,
+                                const io::RunConfig& config, const std::string& to_restart, MpiSession& mpi) {
+  if (mpi.size() > 1)
+    mpi.abort(kExitRuntime, std::string(failure.what()) + "; " + checkpoint_left(config, to_restart, false));
+  try {
+    outputs.finish();
+  } catch (const std::exception& e) {
+    spdlog::warn("output: a write queued before the failure failed too: {}", e.what());
+  }
+  throw RunFailure(std::string(failure.what()) + "; " + checkpoint_left(config, to_restart, true));
+}
+
 template <class T>
 int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
          const Reporting& how, nlohmann::json& summary, const io::CheckpointState* restart,
-         const std::string& to_restart) {
+         const std::string& to_restart, MpiSession& mpi) {
   std::printf("  heat: dt = %g, t_end = %g, theta = %g, %ld steps\n", config.dt, config.t_end,
               config.theta, step_count(config.t_end, config.dt));
   std::optional<HeatStart<T>> start;
@@ -89,7 +124,12 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   const std::unique_ptr<SnapshotPipeline<T>> outputs = SnapshotPipeline<T>::for_run(
       config, problem, restart ? std::optional<long>(restart->step) : std::nullopt);
   std::fflush(stdout);
-  const RunResult r = run_heat(config, problem, backend, how.interactive, outputs.get(), start ? &*start : nullptr);
+  RunResult r;
+  try {
+    r = run_heat(config, problem, backend, how.interactive, outputs.get(), start ? &*start : nullptr);
+  } catch (const RunFailure& failure) {
+    fail_heat_run(failure, *outputs, config, to_restart, mpi);
+  }
   const double rate =
       r.wall_seconds > 0 ? static_cast<double>(r.points) * static_cast<double>(r.steps) / r.wall_seconds : 0;
   std::printf("summary\n");
@@ -350,7 +390,7 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
                             {"grid", {g.n[0], g.n[1], g.n[2]}},
                             {"ranks", mpi.size()}};
   const int code = config.problem == io::ProblemType::heat
-                       ? heat(config, problem, *backend, how, summary, restart, to_restart)
+                       ? heat(config, problem, *backend, how, summary, restart, to_restart, mpi)
                        : poisson(config, problem, *backend, how, summary);
   const std::string path = (std::filesystem::path(config.output.dir) / "summary.json").string();
   if (problem.root()) io::write_text_atomically(path, summary.dump(2) + "\n");

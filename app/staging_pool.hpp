@@ -56,7 +56,8 @@ class StagingPool {
     const std::size_t in_use = state_->buffers.size() - state_->free.size();
     if (in_use > state_->peak) state_->peak = in_use;
     std::shared_ptr<State> state = state_;
-    return std::shared_ptr<T>(p, [state](T* q) {
+    return std::shared_ptr<T>(p, [state, bytes = values_ * sizeof(T)](T* q) {
+      poison_host(q, bytes);  // test switch: a reused buffer must be filled again before it is read
       {
         std::lock_guard<std::mutex> guard(state->mutex);
         state->free.push_back(q);

@@ -54,9 +54,19 @@ Handle open_attr(hid_t obj, const std::string& name, std::size_t expected, const
   return attr;
 }
 
+bool& in_forked_child() {
+  static bool child = false;
+  return child;
+}
+
 }  // namespace
 
-Hdf5Lock::Hdf5Lock() : lock_(library_mutex()) { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void forked_child_needs_no_lock() { in_forked_child() = true; }
+
+Hdf5Lock::Hdf5Lock() : lock_(library_mutex(), std::defer_lock) {
+  if (!in_forked_child()) lock_.lock();
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 void fail(const std::string& file, const std::string& what) {
   std::string reason;

@@ -23,8 +23,13 @@ class Hdf5Lock {
   Hdf5Lock();
 
  private:
-  std::lock_guard<std::recursive_mutex> lock_;
+  std::unique_lock<std::recursive_mutex> lock_;
 };
+
+// For a forked child (hdf5_probe.hpp), a process of one thread whose parent held the lock
+// across the fork: its Hdf5Locks lock nothing from here on (the copy of the mutex stays
+// locked by a thread that does not exist in the child).
+void forked_child_needs_no_lock();
 
 // Throws OutputError for a negative HDF5 return value.
 [[noreturn]] void fail(const std::string& file, const std::string& what);

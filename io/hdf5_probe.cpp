@@ -1,5 +1,7 @@
 #include "io/hdf5_probe.hpp"
 
+#include "io/hdf5_handles.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,9 +12,14 @@
 namespace adi3d::io {
 
 std::string crash_in_child(const std::function<void()>& look) {
+  // No other thread may be inside HDF5 when the child is forked (the child would inherit
+  // the library in the middle of a call, and its lock held for good): the lock is held
+  // across the fork, and the child, a process of one thread, reads without it.
+  h5::Hdf5Lock no_one_else_in_hdf5;
   const pid_t child = ::fork();
   if (child < 0) return "";  // no child to look with: the caller reads as it would have
   if (child == 0) {
+    h5::forked_child_needs_no_lock();
     try {
       look();
     } catch (...) {

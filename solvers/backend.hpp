@@ -7,6 +7,7 @@
 #include "solvers/distributed/slab_coupling.hpp"
 #include "solvers/grid.hpp"
 #include "solvers/operator_view.hpp"
+#include "solvers/poison.hpp"
 #include "solvers/spectral_solve.hpp"
 
 #include <array>
@@ -79,7 +80,9 @@ class Backend {
   // CUDA, so that a download runs at the link's speed and without the host waiting for it;
   // ordinary memory on the CPU. The Array frees it; it may outlive the backend.
   virtual Array<T> allocate_host_staging(std::size_t n) {
-    return Array<T>(n ? new T[n] : nullptr, n, [](T* p) { delete[] p; });
+    T* p = n ? new T[n] : nullptr;
+    poison_host(p, n * sizeof(T));
+    return Array<T>(p, n, [](T* q) { delete[] q; });
   }
   // Starts copying n values of backend memory to `host` (memory from
   // allocate_host_staging) and returns, where the backend can, before the copy ends. The

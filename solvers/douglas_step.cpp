@@ -2,7 +2,9 @@
 
 #include "solvers/discretization.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/fault_injection.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 namespace adi3d {
@@ -225,6 +227,7 @@ void DouglasStepper<T>::fold_neumann_data() {
 
 template <class T>
 void DouglasStepper<T>::step(T* u, double t, double dt, Norms* rhs_norms) {
+  if (fault_due(FaultKind::step)) throw std::runtime_error("the step failed (" + injected_fault_note() + ")");
   const Grid3& g = diffusion_.grid;
   const T tau = static_cast<T>(theta_ * dt);
   load_forcing(t + theta_ * dt);

@@ -1,12 +1,15 @@
 // CPU backend: memory, copies, the operator right-hand side, face writes and reductions.
 #include "solvers/cpu/cpu_backend.hpp"
 
+#include "solvers/byte_size.hpp"
 #include "solvers/cpu/cpu_spectral.hpp"
 
 #include "solvers/discretization.hpp"
 #include "solvers/distributed/coupling_terms.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/fault_injection.hpp"
 #include "solvers/nan_norms.hpp"
+#include "solvers/poison.hpp"
 
 #include <omp.h>
 
@@ -27,7 +30,18 @@ template <class T>
 Array<T> CpuBackend<T>::allocate(std::size_t n) {
   // 64-byte alignment keeps vector loads aligned on every row start that is.
   const std::size_t bytes = ((n * sizeof(T) + 63) / 64) * 64;
-  T* p = static_cast<T*>(::operator new(std::max<std::size_t>(bytes, 64), std::align_val_t(64)));
+  T* p = nullptr;
+  const bool injected = fault_due(FaultKind::alloc);
+  try {
+    if (injected) throw std::bad_alloc();
+    p = static_cast<T*>(::operator new(std::max<std::size_t>(bytes, 64), std::align_val_t(64)));
+  } catch (const std::bad_alloc&) {
+    // "std::bad_alloc" alone would not say what ran out or what to do.
+    throw BackendUnavailable("host allocation failed: an array needs " + byte_size(bytes) +
+                             " (use a smaller grid, float, or more ranks)" +
+                             (injected ? "; " + injected_fault_note() : std::string()));
+  }
+  poison_host(p, bytes);
   return Array<T>(p, n, [](T* q) { ::operator delete(q, std::align_val_t(64)); });
 }
 

@@ -4,6 +4,7 @@
 #include "solvers/cpu/batched_block_solve.hpp"
 #include "solvers/cpu/cpu_backend.hpp"
 #include "solvers/discretization.hpp"
+#include "solvers/poison.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -62,7 +63,7 @@ void CpuBackend<T>::solve_lines_constant(const OperatorView<T>& op, int axis, T 
     const std::size_t stride = axis == 1 ? static_cast<std::size_t>(nx) : nxy;
 #pragma omp parallel
     {
-      std::vector<T> correction(nx);
+      std::vector<T> correction = scratch_vector<T>(nx);
 #pragma omp for schedule(static)
       for (int o = 0; o < outer; ++o) solve_factored(f, nx, d + o * outer_step, stride, correction.data());
     }
@@ -72,7 +73,8 @@ void CpuBackend<T>::solve_lines_constant(const OperatorView<T>& op, int axis, T 
   const int blocks_per_plane = (ny + kBlock - 1) / kBlock;
 #pragma omp parallel
   {
-    std::vector<T> block(static_cast<std::size_t>(nx) * kBlock), correction(kBlock);
+    std::vector<T> block = scratch_vector<T>(static_cast<std::size_t>(nx) * kBlock);
+    std::vector<T> correction = scratch_vector<T>(kBlock);
 #pragma omp for schedule(static)
     for (int blk = 0; blk < blocks_per_plane * nz; ++blk) {
       const int k = blk / blocks_per_plane, j0 = (blk % blocks_per_plane) * kBlock;
@@ -96,7 +98,7 @@ void CpuBackend<T>::solve_lines_general(const OperatorView<T>& op, int axis, T t
 #pragma omp parallel
   {
     const std::size_t cap = static_cast<std::size_t>(lb.n) * kBlock;
-    std::vector<T> buf(7 * cap);
+    std::vector<T> buf = scratch_vector<T>(7 * cap);
     BlockScratch<T> s{buf.data(), buf.data() + cap, buf.data() + 2 * cap, buf.data() + 3 * cap,
                       buf.data() + 4 * cap, buf.data() + 5 * cap, buf.data() + 6 * cap};
 #pragma omp for schedule(static)

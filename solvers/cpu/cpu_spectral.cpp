@@ -8,6 +8,7 @@
 // solve divides by their product.
 #include "solvers/cpu/cpu_spectral.hpp"
 
+#include "solvers/poison.hpp"
 #include "solvers/spectral_rows.hpp"
 
 #include <fftw3.h>
@@ -126,8 +127,9 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
     const int mx = range_[0].count, my = range_[1].count, nz = op_.n[2];
 #pragma omp parallel
     {
-      std::vector<T> inv_diag(static_cast<std::size_t>(nz) * mx), upper(inv_diag.size()), q(inv_diag.size());
-      std::vector<T> sigma(static_cast<std::size_t>(mx));
+      const std::size_t line_values = static_cast<std::size_t>(nz) * mx;
+      std::vector<T> inv_diag = scratch_vector<T>(line_values), upper = scratch_vector<T>(line_values),
+                     q = scratch_vector<T>(line_values), sigma = scratch_vector<T>(static_cast<std::size_t>(mx));
 #pragma omp for schedule(static)
       for (int j = 0; j < my; ++j) {
         for (int i = 0; i < mx; ++i) sigma[i] = static_cast<T>(lambda_[0][i] + lambda_[1][j]);
@@ -153,7 +155,9 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
       const SpectralZRow<T>& z = z_rows_[k];
       T* id = inv_diag + static_cast<std::size_t>(k) * mx;
       T* c = cp + static_cast<std::size_t>(k) * mx;
-      const T* c_prev = k > k0 ? cp + static_cast<std::size_t>(k - 1) * mx : c;
+      // The first plane has no row above: nothing is read there (its scratch is unwritten,
+      // and 0 x NaN would be NaN).
+      const T* c_prev = k > k0 ? cp + static_cast<std::size_t>(k - 1) * mx : nullptr;
       const T lower = k == k0 ? T(0) : z.lower;
       const T upper = k == k1 ? T(0) : z.upper;
       const T corner = cyclic ? z_rows_[k0].lower * z.upper : T(0);
@@ -162,7 +166,7 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
         T b = z.diag + z.scale * sigma[i];
         if (cyclic && k == k0) b += b;
         if (cyclic && k == k1) b += corner / (z_rows_[k0].diag + z_rows_[k0].scale * sigma[i]);
-        id[i] = T(1) / (b + lower * c_prev[i]);
+        id[i] = T(1) / (c_prev ? b + lower * c_prev[i] : b);
         c[i] = -upper * id[i];
       }
     }
@@ -224,7 +228,7 @@ class CpuSpectralSolve final : public SpectralSolve<T> {
   // row 0 is the compatibility condition the caller's shift satisfied).
   void solve_pinned(T* row) const {
     const int n = op_.n[2];
-    std::vector<T> c(static_cast<std::size_t>(n)), d(static_cast<std::size_t>(n));
+    std::vector<T> c = scratch_vector<T>(static_cast<std::size_t>(n)), d = scratch_vector<T>(static_cast<std::size_t>(n));
     const std::size_t s = plane_size();
     T up_prev = 0, d_prev = 0;
     for (int k = 1; k < n; ++k) {

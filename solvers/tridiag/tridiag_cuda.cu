@@ -3,6 +3,7 @@
 // policy_for(). The kernels and their byte counts are in tridiag_kernels.cuh (shared-memory
 // and global-memory kernels) and tridiag_reg_kernels.cuh (register-resident partition).
 #include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/cuda/backend/device_poison.hpp"
 #include "solvers/cuda/common/event_timer.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 #include "solvers/tridiag/tridiag_kernels.cuh"
@@ -81,19 +82,30 @@ class Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
   ~Workspace() {
-    for (void* p : ptrs_) static_cast<void>(cudaFreeAsync(p, st_));  // destructor: no throw
+    // A destructor cannot throw: the test switch's fill is unchecked here.
+    const Poison setting = poison_setting();
+    for (const Block& b : blocks_) {
+      if (setting != Poison::off) static_cast<void>(cudaMemsetAsync(b.p, poison_byte(setting), b.bytes, st_));
+      static_cast<void>(cudaFreeAsync(b.p, st_));
+    }
   }
   template <class T>
   T* get(long n) {
     void* p = nullptr;
-    ADI3D_CUDA_CHECK(cudaMallocAsync(&p, static_cast<std::size_t>(std::max(1L, n)) * sizeof(T), st_));
-    ptrs_.push_back(p);
+    const std::size_t bytes = static_cast<std::size_t>(std::max(1L, n)) * sizeof(T);
+    ADI3D_CUDA_CHECK(cudaMallocAsync(&p, bytes, st_));
+    blocks_.push_back({p, bytes});
+    cuda::poison_device(p, bytes, st_);
     return static_cast<T*>(p);
   }
 
  private:
+  struct Block {
+    void* p;
+    std::size_t bytes;
+  };
   cudaStream_t st_;
-  std::vector<void*> ptrs_;
+  std::vector<Block> blocks_;
 };
 
 // Rows per thread of the register kernels: 4, 8 or 16 (the instantiated chunks).

@@ -2,6 +2,7 @@
 // factors of face arrays and the norm reduction, each against the CPU backend.
 #include "gpu_test_support.hpp"
 #include "solvers/face_layout.hpp"
+#include "solvers/poison.hpp"
 
 #include <cmath>
 #include <limits>
@@ -282,6 +283,25 @@ TYPED_TEST(CudaBasic, ZeroSizedOperationsDoNothing) {
   this->gpu_->axpy(TypeParam(1), a.data(), a.data(), 0);
   const Norms n = this->gpu_->difference_norms(a.data(), nullptr, 0);
   EXPECT_EQ(n.sum_squares, 0.0);
+}
+
+
+// The ADI3D_POISON test switch (solvers/poison.hpp) on the device: arrays and pinned
+// staging buffers arrive filled with the pattern, so that the GPU suites run under the
+// switch (scripts/gpu-check) test what they claim. Skipped when the switch is off.
+TYPED_TEST(CudaBasic, PoisonSwitchFillsDeviceArraysAndStaging) {
+  using T = TypeParam;
+  const Poison setting = poison_setting();
+  if (setting == Poison::off) GTEST_SKIP() << "ADI3D_POISON is not set (scripts/gpu-check sets it)";
+  const std::size_t n = 4099;
+  Array<T> device = this->gpu_->allocate(n);
+  std::vector<T> host(n);
+  this->gpu_->download(device.data(), host.data(), n);
+  Array<T> staging = this->gpu_->allocate_host_staging(n);
+  for (const T* values : {host.data(), static_cast<const T*>(staging.data())}) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values);
+    for (std::size_t b = 0; b < n * sizeof(T); ++b) ASSERT_EQ(bytes[b], poison_byte(setting)) << "byte " << b;
+  }
 }
 
 }  // namespace

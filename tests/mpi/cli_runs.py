@@ -7,7 +7,8 @@ the series; a checkpoint written on P ranks restarts on another count and ends w
 the uninterrupted run ends; and the bad cases (more ranks than planes, fewer GPUs than
 ranks, the direct Poisson solve) give one line and the same non-zero exit on every rank;
 Poisson's auto takes the ADI iteration on several ranks; SIGTERM to one rank stops
-every rank at the same step with a checkpoint that continues to the same end.
+every rank at the same step with a checkpoint that continues to the same end; a fault on
+one rank ends every rank with one line, and its last checkpoint continues to the same end.
 
 usage: cli_runs.py ADI3D MPIEXEC SOURCE_DIR WORK_DIR
 """
@@ -246,6 +247,37 @@ if os.path.exists(checkpoint):
         a = json.load(open(os.path.join(stopped, "summary.json")))["error"]["l2"]
         b = json.load(open(os.path.join(whole, "summary.json")))["error"]["l2"]
         expect(abs(a - b) <= 1e-12 * b, f"the continued run's l2 error {a:.15e} equals the uninterrupted {b:.15e}")
+
+# A fault on one rank only (ADI3D_FAULT=step:N@1, as a failing node would): every rank
+# ends at once (no rank waits for the lost one), exit 1, one error line naming the rank
+# and the step; the last complete checkpoint restarts and ends where the uninterrupted
+# run ends.
+faulted = os.path.join(work, "faulted")
+job = subprocess.run(["timeout", "300"] + long_run(faulted, "--set", "time.t_end=0.01", "--set",
+                                                   "output.checkpoint_every=20"),
+                     env=dict(env, ADI3D_FAULT="step:57@1"), capture_output=True, text=True)
+lines = [l for l in job.stderr.splitlines() if l.startswith("adi3d")]
+expect(job.returncode == 1, f"a fault on rank 1: mpirun exits 1 (got {job.returncode}: {job.stderr.strip()[-300:]})")
+expect(len(lines) == 1 and lines[0].startswith("adi3d: rank 1 of 2: error: in step 57 of 100") and
+       "injected by ADI3D_FAULT=step:57@1" in lines[0] and "--restart" in lines[0],
+       f"a fault on rank 1: one line naming the rank, the step and how to continue: {lines}")
+checkpoint = os.path.join(faulted, "checkpoint.h5")
+if os.path.exists(checkpoint):
+    with h5py.File(checkpoint, "r") as f:
+        step = int(f.attrs["step"])
+    expect(step == 40, f"the last complete checkpoint before the fault is step 40 (got {step})")
+    short_whole = os.path.join(work, "short_whole")
+    subprocess.run(long_run(short_whole, "--set", "time.t_end=0.01"), env=env, capture_output=True, text=True,
+                   check=True)
+    result = subprocess.run(long_run(faulted, "--set", "time.t_end=0.01", "--set", "output.checkpoint_every=20",
+                                     "--restart", checkpoint), env=env, capture_output=True, text=True)
+    expect(result.returncode == 0, f"the restart after the fault exits 0 ({result.stderr.strip()[:200]})")
+    if result.returncode == 0:
+        a = json.load(open(os.path.join(faulted, "summary.json")))["error"]["l2"]
+        b = json.load(open(os.path.join(short_whole, "summary.json")))["error"]["l2"]
+        expect(a == b, f"the run continued after the fault: l2 error {a:.17e} equals the uninterrupted {b:.17e}")
+else:
+    expect(False, "a fault on rank 1 leaves the step-40 checkpoint")
 
 # More ranks than the grid has planes for: a deck error (exit 2) on every rank, one line.
 result = run(3, os.path.join(work, "thin"), "grid.n=9 9 5", check=False)

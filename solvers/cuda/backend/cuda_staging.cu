@@ -11,6 +11,7 @@
 // buffer the step must wait for the copy either way.
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/poison.hpp"
 
 #include <cuda_runtime.h>
 
@@ -58,6 +59,7 @@ Array<T> CudaBackend<T>::allocate_host_staging(std::size_t n) {
   activate();
   void* p = nullptr;
   ADI3D_CUDA_CHECK(cudaHostAlloc(&p, n * sizeof(T), cudaHostAllocDefault));
+  poison_host(p, n * sizeof(T));
   return Array<T>(static_cast<T*>(p), n, &free_pinned<T>);
 }
 

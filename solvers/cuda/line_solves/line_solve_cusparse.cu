@@ -4,6 +4,7 @@
 // 3 more arrays per point than the generated-coefficient kernels. Non-cyclic axes only.
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/cuda/backend/device_poison.hpp"
 #include "solvers/cuda/line_solves/cusparse_calls.cuh"
 #include "solvers/discretization.hpp"
 
@@ -57,6 +58,7 @@ bool launch_cusparse_x(const OperatorView<T>& op, T tau, T* d, int device, cudaS
   // Stream-ordered allocations: the pool keeps the memory between calls.
   T* abc = nullptr;
   ADI3D_CUDA_CHECK(cudaMallocAsync(&abc, 3 * points * sizeof(T), stream));
+  poison_device(abc, 3 * points * sizeof(T), stream);
   T *a = abc, *b = abc + points, *c = abc + 2 * points;
   const dim3 block(128), grid((m + 127) / 128, op.n[1], op.n[2]);
   x_rows_kernel<<<grid, block, 0, stream>>>(op, tau, a, b, c);
@@ -65,7 +67,10 @@ bool launch_cusparse_x(const OperatorView<T>& op, T tau, T* d, int device, cudaS
   check_cusparse(gtsv2_strided_buffer(h, m, a, b, c, d, batch, m, &bytes), "gtsv2StridedBatch_bufferSizeExt");
   void* buffer = nullptr;
   ADI3D_CUDA_CHECK(cudaMallocAsync(&buffer, bytes > 0 ? bytes : 1, stream));
+  poison_device(buffer, bytes, stream);
   const cusparseStatus_t status = gtsv2_strided(h, m, a, b, c, d, batch, m, buffer);
+  poison_device(buffer, bytes, stream);
+  poison_device(abc, 3 * points * sizeof(T), stream);
   ADI3D_CUDA_CHECK(cudaFreeAsync(buffer, stream));
   ADI3D_CUDA_CHECK(cudaFreeAsync(abc, stream));
   check_cusparse(status, "gtsv2StridedBatch");
