@@ -4,7 +4,7 @@
 #   include/adi3d/solvers/tridiag/{tridiag,tuning_file}.hpp            (the tridiag library)
 #   lib/cmake/adi3d/adi3dConfig*.cmake, adi3dTargets*.cmake  (find_package(adi3d) -> adi3d::tridiag)
 #   share/adi3d/inputs/*.ini                                           (the example decks)
-#   share/doc/adi3d/README.md, docs (*.md, images, examples/)          (not docs/perf's measurements)
+#   share/doc/adi3d/README.md, docs/ (*.md, images, examples/)         (not docs/perf's measurements)
 # Two components: tridiag (the library, its headers and CMake files:
 # cmake --install BUILD --component tridiag) and adi3d (the rest); the .deb holds both.
 # The static libraries (physics, io, app) are linked into adi3d and not installed. The RPATH
@@ -36,8 +36,9 @@ install(FILES ${PROJECT_BINARY_DIR}/adi3dConfig.cmake ${PROJECT_BINARY_DIR}/adi3
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/inputs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/adi3d/inputs
         COMPONENT adi3d FILES_MATCHING PATTERN "*.ini")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT adi3d)
-# docs/perf (measurements: JSON, logs, plots) stays in the repository to keep the package small.
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT adi3d
+# Beside the README as in the repository, so that its links to docs/ resolve. docs/perf
+# (measurements: JSON, logs, plots) stays in the repository to keep the package small.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT adi3d
         FILES_MATCHING
           PATTERN "*.md" PATTERN "*.png" PATTERN "*.svg"
           PATTERN "*.cpp" PATTERN "CMakeLists.txt"
