@@ -298,7 +298,7 @@ TYPED_TEST(CudaBasic, PoisonSwitchFillsDeviceArraysAndStaging) {
   std::vector<T> host(n);
   this->gpu_->download(device.data(), host.data(), n);
   Array<T> staging = this->gpu_->allocate_host_staging(n);
-  for (const T* values : {host.data(), static_cast<const T*>(staging.data())}) {
+  for (const T* values : {static_cast<const T*>(host.data()), static_cast<const T*>(staging.data())}) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(values);
     for (std::size_t b = 0; b < n * sizeof(T); ++b) ASSERT_EQ(bytes[b], poison_byte(setting)) << "byte " << b;
   }
