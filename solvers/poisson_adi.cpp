@@ -289,9 +289,7 @@ void PoissonAdi<T>::finish(DouglasStepper<T>& stepper, T* u, PoissonReport& repo
   if (singular()) {
     const double mean =
         backend_.difference_norms(u, nullptr, n).sum / static_cast<double>(diffusion_.whole_grid().size());
-    Array<T> shift = backend_.allocate(n);
-    backend_.fill(shift.data(), static_cast<T>(-mean), n);
-    backend_.axpy(T(1), shift.data(), u, n);
+    backend_.add_constant(u, -mean, n);  // in place: no grid-sized array at the end of a solve
   }
   T* r = stepper.scratch();
   stepper.residual(u, 0.0, r);

@@ -91,4 +91,6 @@ std::vector<OpTiming> time_backend_ops(int, int) {
 template std::vector<OpTiming> time_backend_ops<float>(int, int);
 template std::vector<OpTiming> time_backend_ops<double>(int, int);
 
+bool bulk_store_round_trip(int) { throw BackendUnavailable("the bulk-copy probe needs the CUDA backend (-DADI3D_CUDA=ON)"); }
+
 }  // namespace adi3d::cuda

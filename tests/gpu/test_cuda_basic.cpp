@@ -1,10 +1,12 @@
 // CUDA backend basics: creation and errors, transfers, fill, axpy, set_face, the tangential
 // factors of face arrays and the norm reduction, each against the CPU backend.
 #include "gpu_test_support.hpp"
+#include "solvers/bench/sanitizer_probes.hpp"
 #include "solvers/face_layout.hpp"
 #include "solvers/poison.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -28,14 +30,18 @@ TYPED_TEST(CudaBasic, CreatesBackendOnDeviceZero) {
 
 // The kernels that stream planes by sm_90 bulk copies run exactly where the device has
 // them and the build compiled them for it (ADI3D_BUILD_HAS_SM90: CMAKE_CUDA_ARCHITECTURES
-// holds 90 or newer); elsewhere the shuffle stencil and the cp.async x pass stand in.
+// holds 90 or newer, and ADI3D_BULK_COPIES is not off); elsewhere the shuffle stencil and
+// the cp.async x pass stand in.
 TYPED_TEST(CudaBasic, BulkCopyKernelsFollowDeviceAndBuild) {
   const std::string d = this->gpu_->description();
   const std::size_t at = d.find("sm_");
   ASSERT_NE(at, std::string::npos) << d;
   const int major = std::stoi(d.substr(at + 3)) / 10;
   const bool usable = bulk_copy_kernels_usable(*this->gpu_);
-  if (major < 9)
+  const char* switched = std::getenv("ADI3D_BULK_COPIES");
+  if (switched && std::string(switched) == "off")
+    EXPECT_FALSE(usable) << d << ": ADI3D_BULK_COPIES=off";
+  else if (major < 9)
     EXPECT_FALSE(usable) << d;
   else if (ADI3D_BUILD_HAS_SM90)
     EXPECT_TRUE(usable) << d;
@@ -302,6 +308,14 @@ TYPED_TEST(CudaBasic, PoisonSwitchFillsDeviceArraysAndStaging) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(values);
     for (std::size_t b = 0; b < n * sizeof(T); ++b) ASSERT_EQ(bytes[b], poison_byte(setting)) << "byte " << b;
   }
+}
+
+// Bulk stores (the planes stencil's and the fused steps' way of writing rows) reach global
+// memory where the next kernel reads them with ordinary loads. Also the probe that
+// scripts/gpu-check runs under initcheck alone, to record whether the tool follows them.
+TYPED_TEST(CudaBasic, BulkStoresAreReadBackByOrdinaryLoads) {
+  if (!bulk_copy_kernels_usable(*this->gpu_)) GTEST_SKIP() << "no bulk copies here: " << this->gpu_->description();
+  EXPECT_TRUE(cuda::bulk_store_round_trip(0));
 }
 
 }  // namespace

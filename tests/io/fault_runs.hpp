@@ -9,6 +9,7 @@
 #include "io/snapshot.hpp"
 #include "io_fixtures.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -84,7 +85,11 @@ class FaultRunTest : public IoTest {
   int every_allocation_fails_cleanly(const std::string& args, const std::string& names) {
     for (int n = 1; n <= 400; ++n) {
       const Outcome o = run_with_fault("alloc:" + std::to_string(n), args);
-      if (o.code == 0) return n - 1;
+      if (o.code == 0) {
+        RecordProperty("allocations", n - 1);
+        std::printf("[          ] %d allocations, each failed in turn\n", n - 1);
+        return n - 1;
+      }
       SCOPED_TRACE("ADI3D_FAULT=alloc:" + std::to_string(n));
       expect_one_line_failure(o, {names, "injected by ADI3D_FAULT=alloc:" + std::to_string(n)});
       if (HasFailure()) return -1;

@@ -7,7 +7,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace adi3d::cuda {
@@ -42,9 +45,23 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 // or newer, and the kernel's code compiled for sm_90 or newer (built for an older target
 // only, e.g. PTX of compute_80 compiled for an H100 when the program starts, it holds the
 // traps below instead).
+// ADI3D_BULK_COPIES=off runs the paths without bulk copies (those of devices before
+// sm_90) on any device: compute-sanitizer's initcheck does not follow what bulk copies
+// write (scripts/gpu-check runs it so), and the two paths can be compared on one device.
+inline bool bulk_copies_switched_off() {
+  static const bool off = [] {
+    const char* v = std::getenv("ADI3D_BULK_COPIES");
+    const std::string value = v ? v : "";
+    if (value.empty() || value == "on") return false;
+    if (value == "off") return true;
+    throw std::invalid_argument("ADI3D_BULK_COPIES='" + value + "': expected on or off");
+  }();
+  return off;
+}
 // The answer is kept per (kernel, device): the attribute query cost about 60 us per
 // launch of the planes stencil (256^3 float: 0.122 against 0.065 ms, host-bound).
 inline bool bulk_copies_usable(const void* kernel, int device) {
+  if (bulk_copies_switched_off()) return false;
   struct Known {
     const void* kernel;
     int device;
