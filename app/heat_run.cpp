@@ -4,7 +4,6 @@
 #include "app/progress.hpp"
 #include "app/run_failure.hpp"
 #include "app/stop_agreement.hpp"
-#include "solvers/distributed/local_slab.hpp"
 #include "solvers/douglas_step.hpp"
 
 #include <fmt/format.h>
@@ -49,8 +48,7 @@ RunResult run_heat(const io::RunConfig& config, const ProblemSetup<T>& problem, 
   const long first = restart ? restart->step : 0;
   double t = restart ? restart->t : 0.0;
   if (restart) {
-    const std::vector<T> slab = local_slab<T>(problem.diffusion.slab, restart->u);
-    backend.upload(slab.data(), u.data(), grid.size());
+    backend.upload(restart->u, u.data(), grid.size());
   } else {
     problem.initial->sample(0.0, u.data(), backend);
     require_finite_sampling(problem.initial->first_non_finite(), problem.comm);

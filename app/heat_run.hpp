@@ -48,7 +48,7 @@ class RunObserver {
 };
 
 // Where a restarted run continues: the step count and time of a checkpoint and its field
-// (host memory, the whole grid's values: each rank takes its slab).
+// (host memory: this rank's planes, its slab with the ghost planes, in the slab's order).
 template <class T>
 struct HeatStart {
   long step = 0;

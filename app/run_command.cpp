@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <type_traits>
@@ -89,6 +90,38 @@ std::string checkpoint_left(const io::RunConfig& config, const std::string& to_r
   }
 }
 
+// This rank's planes of the checkpoint (its slab and ghost planes, each checked against its
+// checksum). A damaged plane is found by the rank that reads it alone, so the ranks agree
+// first: every rank then stops with the lowest failing rank's message (a deck-time error,
+// exit 2, before anything is written).
+template <class T>
+io::CheckpointState read_own_planes(const io::CheckpointState& header, const ProblemSetup<T>& problem) {
+  const SlabDecomposition& slab = problem.diffusion.slab;
+  std::vector<int> planes(static_cast<std::size_t>(slab.local.n[2]));
+  for (int k = 0; k < slab.local.n[2]; ++k) planes[static_cast<std::size_t>(k)] = slab.whole_plane(k);
+  std::string failure;
+  io::CheckpointState own;
+  try {
+    own = io::read_checkpoint(header.path, planes);
+  } catch (const io::CheckpointError& e) {
+    failure = e.what();
+  }
+  Communicator* comm = problem.comm;
+  if (comm && comm->size() > 1) {
+    double first_failing = failure.empty() ? comm->size() : comm->rank();
+    comm->allreduce_min(&first_failing, 1);
+    const int root = static_cast<int>(first_failing);
+    if (root < comm->size()) {
+      std::uint64_t length = failure.size();
+      comm->broadcast(&length, sizeof length, root);
+      failure.resize(length);
+      comm->broadcast(failure.data(), length, root);
+    }
+  }
+  if (!failure.empty()) throw io::CheckpointError(failure);
+  return own;
+}
+
 // A heat run that failed while stepping (run_failure.hpp) ends with one line: the failure
 // and what is left to continue from. On several ranks the others wait in the step's
 // exchanges and this rank's writer may wait in a collective write, so every rank ends now
@@ -114,10 +147,12 @@ int heat(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>
   std::printf("  heat: dt = %g, t_end = %g, theta = %g, %ld steps\n", config.dt, config.t_end,
               config.theta, step_count(config.t_end, config.dt));
   std::optional<HeatStart<T>> start;
+  io::CheckpointState slab;  // this rank's planes of the checkpoint: its slab and ghost planes
   if (restart) {
+    slab = read_own_planes(*restart, problem);
     start = HeatStart<T>{restart->step, restart->time, nullptr};
-    if constexpr (std::is_same_v<T, float>) start->u = restart->u.f32.data();
-    else start->u = restart->u.f64.data();
+    if constexpr (std::is_same_v<T, float>) start->u = slab.u.f32.data();
+    else start->u = slab.u.f64.data();
     std::printf("  restart from step %ld (t = %.17g)\n", restart->step, restart->time);
   }
   // Always made: a signal has the run write a checkpoint even where the deck asks for none.
@@ -428,7 +463,8 @@ int run_command(const std::vector<std::string>& args, MpiSession& mpi) {
     if (!parsed->restart.empty()) {
       if (config.problem != io::ProblemType::heat)
         throw io::CheckpointError(parsed->restart + ": --restart continues heat runs only");
-      restart = io::read_checkpoint(parsed->restart);
+      // u is read later, each rank its own planes, once the ranks' slabs are known.
+      restart = io::read_checkpoint_header(parsed->restart);
       const std::string differs = io::checkpoint_mismatch(*restart, config.grid, config.precision);
       if (!differs.empty()) throw io::CheckpointError(parsed->restart + ": cannot restart: " + differs);
       // The step count must still mean time: the checkpoint has to lie on this deck's dt.

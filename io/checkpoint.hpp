@@ -21,6 +21,7 @@ class CheckpointError : public std::runtime_error {
 };
 
 struct CheckpointState {
+  std::string path;  // the file it was read from (empty: not read)
   Grid3 grid;
   Precision precision = Precision::f64;
   long step = 0;
@@ -28,6 +29,8 @@ struct CheckpointState {
   std::string deck_text;
   std::string version;
   FieldBuffer u;  // named "u"; u.single exactly when precision is f32
+  // The z planes u holds, in this order (read_checkpoint's `planes`); empty: all of them.
+  std::vector<int> planes;
 };
 
 // Writes atomically to `path`; throws OutputError naming the file and the operation. On
@@ -37,6 +40,14 @@ void write_checkpoint(const std::string& path, const CheckpointState& state, con
 
 // Reads and verifies (layout, shape, checksum); throws CheckpointError with one line.
 CheckpointState read_checkpoint(const std::string& path);
+// The same with u's z planes `planes` only (a rank's slab and its ghost planes, in the
+// slab's order), each checked against its own checksum: a restart on several ranks reads
+// and holds each rank's part, not the whole field on every rank. A format-1 checkpoint
+// (one checksum of the whole field) is read whole to be checked.
+CheckpointState read_checkpoint(const std::string& path, const std::vector<int>& planes);
+// Everything but u (whose size is all that is checked): what a restart checks against the
+// deck before it knows its ranks' planes.
+CheckpointState read_checkpoint_header(const std::string& path);
 
 // "" when the checkpoint fits the run, else what differs, e.g.
 // "grid 17 x 17 x 17 in the checkpoint, 9 x 9 x 9 in the deck".

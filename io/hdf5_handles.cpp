@@ -190,7 +190,8 @@ void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, cons
 }
 
 void read_field(hid_t parent, const std::string& name, const Grid3& grid, bool single,
-                std::vector<float>* f32, std::vector<double>* f64, const std::string& file) {
+                std::vector<float>* f32, std::vector<double>* f64, const std::string& file,
+                const std::vector<int>* planes) {
   const std::string what = "read dataset '" + name + "'";
   Handle set(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, file, what);
   Handle space(H5Dget_space(set), H5Sclose, file, what);
@@ -200,19 +201,39 @@ void read_field(hid_t parent, const std::string& name, const Grid3& grid, bool s
       dims[2] != static_cast<hsize_t>(grid.n[0]))
     throw OutputError(fmt::format("{}: dataset '{}' is not shaped ({}, {}, {})", file, name, grid.n[2],
                                   grid.n[1], grid.n[0]));
+  const std::size_t plane = static_cast<std::size_t>(grid.n[0]) * grid.n[1];
+  const std::size_t count = planes ? planes->size() * plane : grid.size();
   try {  // a damaged file's shape may ask for more than any machine has
     if (single)
-      f32->resize(grid.size());
+      f32->resize(count);
     else
-      f64->resize(grid.size());
+      f64->resize(count);
   } catch (const std::bad_alloc&) {
     throw OutputError(fmt::format("{}: dataset '{}' of {} x {} x {} values needs more memory than this machine "
                                   "gives", file, name, grid.n[0], grid.n[1], grid.n[2]));
   }
-  if (single)
-    check(H5Dread(set, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f32->data()), file, what);
-  else
-    check(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, f64->data()), file, what);
+  const hid_t type = single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  char* out = single ? reinterpret_cast<char*>(f32->data()) : reinterpret_cast<char*>(f64->data());
+  if (!planes) {
+    check(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out), file, what);
+    return;
+  }
+  // Each run of consecutive planes is one read.
+  const std::size_t value_bytes = single ? sizeof(float) : sizeof(double);
+  for (std::size_t at = 0; at < planes->size();) {
+    std::size_t run = 1;
+    while (at + run < planes->size() && (*planes)[at + run] == (*planes)[at] + static_cast<int>(run)) ++run;
+    const int first = (*planes)[at];
+    if (first < 0 || first + static_cast<int>(run) > grid.n[2])
+      throw OutputError(fmt::format("{}: planes {}..{} of dataset '{}' lie outside its {} planes", file, first,
+                                    first + static_cast<int>(run) - 1, name, grid.n[2]));
+    const hsize_t start[3] = {static_cast<hsize_t>(first), 0, 0};
+    const hsize_t shape[3] = {run, dims[1], dims[2]};
+    check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, shape, nullptr), file, what);
+    Handle memory(H5Screate_simple(3, shape, nullptr), H5Sclose, file, what);
+    check(H5Dread(set, type, memory, space, H5P_DEFAULT, out + at * plane * value_bytes), file, what);
+    at += run;
+  }
 }
 
 int dataset_float_size(hid_t parent, const std::string& name, const std::string& file) {

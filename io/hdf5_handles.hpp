@@ -78,9 +78,12 @@ bool has_link(hid_t parent, const std::string& name, const std::string& file);
 // own into the one dataset, collectively.
 void write_field(hid_t parent, const FieldBuffer& field, const Grid3& grid, const std::string& file,
                  const Compression& compression = {}, const OutputRanks& ranks = {});
-// Reads a (nz, ny, nx) dataset into doubles or floats (converted by HDF5 when needed).
+// Reads a (nz, ny, nx) dataset into doubles or floats (converted by HDF5 when needed):
+// the whole of it, or the z planes `planes` lists, in that order (a rank's slab with its
+// ghost planes, which wrap around on a periodic z axis).
 void read_field(hid_t parent, const std::string& name, const Grid3& grid, bool single,
-                std::vector<float>* f32, std::vector<double>* f64, const std::string& file);
+                std::vector<float>* f32, std::vector<double>* f64, const std::string& file,
+                const std::vector<int>* planes = nullptr);
 // The element size (4 or 8) of a float dataset.
 int dataset_float_size(hid_t parent, const std::string& name, const std::string& file);
 

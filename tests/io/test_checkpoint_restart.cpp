@@ -191,5 +191,40 @@ TEST_F(BadRestart, NotACheckpoint) {
   expect_refused(run("run " + deck_ + " --restart " + deck_), "unreadable checkpoint");
 }
 
+// A restart on several ranks reads each rank's planes only (its slab and ghost planes, in
+// the slab's order, wrapping around on a periodic z), each checked against its checksum.
+TEST_F(BadRestart, ListedPlanesAreReadInOrderAndCheckedAlone) {
+  const io::CheckpointState whole = io::read_checkpoint(checkpoint_);
+  const std::size_t plane = static_cast<std::size_t>(whole.grid.n[0]) * whole.grid.n[1];
+  ASSERT_EQ(whole.grid.n[2], 7);
+  const std::vector<int> wrapped = {6, 0, 1};
+  const io::CheckpointState part = io::read_checkpoint(checkpoint_, wrapped);
+  ASSERT_EQ(part.u.size(), wrapped.size() * plane);
+  EXPECT_EQ(part.planes, wrapped);
+  for (std::size_t q = 0; q < wrapped.size(); ++q)
+    EXPECT_EQ(std::memcmp(part.u.f64.data() + q * plane, whole.u.f64.data() + static_cast<std::size_t>(wrapped[q]) * plane,
+                          plane * sizeof(double)),
+              0)
+        << "plane " << wrapped[q];
+
+  // One bit flipped in plane 3: the planes around it still read, plane 3 does not.
+  std::string bytes = slurp(checkpoint_);
+  const std::string raw(static_cast<const char*>(whole.u.data()), whole.u.size() * 8);
+  const std::size_t at = bytes.find(raw);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 3 * plane * 8 + 17] ^= 0x10;
+  const std::string bad = (dir_ / "plane3.h5").string();
+  std::ofstream(bad, std::ios::binary) << bytes;
+  EXPECT_NO_THROW(io::read_checkpoint(bad, {0, 1, 2}));
+  EXPECT_NO_THROW(io::read_checkpoint(bad, {4, 5, 6}));
+  try {
+    io::read_checkpoint(bad, {2, 3, 4});
+    ADD_FAILURE() << "plane 3 read although its checksum does not match";
+  } catch (const io::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("in plane z = 3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(io::read_checkpoint(checkpoint_, {7}), io::CheckpointError);  // past the last plane
+}
+
 }  // namespace
 }  // namespace adi3d::test

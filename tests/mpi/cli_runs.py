@@ -5,7 +5,8 @@ ranks together through parallel HDF5) agree within 1e-12 (double), a diffusivity
 alpha field too; the VTK pieces under each .pvti hold the snapshots' values and ParaView reads
 the series; a checkpoint written on P ranks restarts on another count and ends where
 the uninterrupted run ends; and the bad cases (more ranks than planes, fewer GPUs than
-ranks, the direct Poisson solve) give one line and the same non-zero exit on every rank;
+ranks, the direct Poisson solve, a damaged checkpoint plane that only one rank reads) give
+one line and the same non-zero exit on every rank;
 Poisson's auto takes the ADI iteration on several ranks; SIGTERM to one rank stops
 every rank at the same step with a checkpoint that continues to the same end; a fault on
 one rank ends every rank with one line, and its last checkpoint continues to the same end.
@@ -195,6 +196,30 @@ for ranks in (3, 2, 1):
                 h5py.File(os.path.join(work, "np3", "checkpoint.h5"), "r") as g:
             expect(int(f.attrs["step"]) == int(g.attrs["step"]) == 10 and np.array_equal(f["u"][()], g["u"][()]),
                    "restart on 3 ranks of a 3-rank checkpoint: u at step 10 bit for bit the uninterrupted run's")
+
+# Each rank reads only its planes of a checkpoint, each checked against its checksum: one
+# bit flipped in the last plane (rank 2's of 3) stops every rank with one line naming the
+# plane, exit 2, nothing written.
+damaged = os.path.join(work, "damaged")
+shutil.copytree(half, damaged)
+checkpoint = os.path.join(damaged, "checkpoint.h5")
+with h5py.File(checkpoint, "r") as f:
+    offset, shape = f["u"].id.get_offset(), f["u"].shape
+with open(checkpoint, "r+b") as f:
+    f.seek(offset + ((shape[0] - 1) * shape[1] * shape[2] + 5) * 8)
+    byte = f.read(1)
+    f.seek(-1, 1)
+    f.write(bytes([byte[0] ^ 0x10]))
+before = sorted(os.listdir(damaged))
+result = subprocess.run([mpiexec, "-np", "3", "--oversubscribe", adi3d, "run", deck, "--quiet", "--restart", checkpoint,
+                         "--set", f"output.dir={damaged}", "--set", "solver.backend=cpu", "--set", "grid.n=13 12 17",
+                         "--set", "time.t_end=0.05", "--set", "output.formats=hdf5"],
+                        env=env, capture_output=True, text=True, timeout=300)
+lines = [l for l in result.stderr.splitlines() if l.startswith("adi3d")]
+expect(result.returncode == 2, f"a damaged plane on rank 2 of 3: exit 2 (got {result.returncode})")
+expect(len(lines) == 1 and f"in plane z = {shape[0] - 1}" in lines[0],
+       f"a damaged plane on rank 2 of 3: one line naming the plane: {lines}")
+expect(sorted(os.listdir(damaged)) == before, "a damaged plane: nothing written in the output directory")
 
 # SIGTERM to one rank only (a scheduler that signals the ranks): every rank stops after
 # the same step, writes the checkpoint, exits 143 with one restart line; the run
