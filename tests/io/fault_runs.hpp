@@ -5,8 +5,6 @@
 // reads back and the line's restart command ends where the uninterrupted run ends, bit
 // for bit. Shared by the CPU (tests/io) and GPU (tests/gpu) fault tests.
 #include "io/checkpoint.hpp"
-#include "io/hdf5_handles.hpp"
-#include "io/snapshot.hpp"
 #include "io_fixtures.hpp"
 
 #include <cstdio>
@@ -72,8 +70,8 @@ class FaultRunTest : public IoTest {
     o = run("run " + line);
     ASSERT_EQ(o.code, 0) << o.err;
     EXPECT_NE(o.out.find("restart from step " + std::to_string(state.step)), std::string::npos) << o.out;
-    const io::FieldBuffer a = final_u((full / "snapshots.h5").string(), state.grid);
-    const io::FieldBuffer b = final_u((part / "snapshots.h5").string(), state.grid);
+    const io::FieldBuffer a = stored_u((full / "snapshots.h5").string(), kSteps, state.grid);
+    const io::FieldBuffer b = stored_u((part / "snapshots.h5").string(), kSteps, state.grid);
     ASSERT_EQ(a.size(), state.grid.size());
     ASSERT_EQ(b.size(), state.grid.size());
     EXPECT_EQ(std::memcmp(a.data(), b.data(), state.grid.size() * sizeof(double)), 0) << "restart is not bit for bit";
@@ -96,15 +94,6 @@ class FaultRunTest : public IoTest {
     }
     ADD_FAILURE() << "400 allocations and still failing";
     return -1;
-  }
-
-  static io::FieldBuffer final_u(const std::string& h5, const Grid3& g) {
-    io::h5::Hdf5Lock lock;
-    io::h5::Handle file = io::h5::open_file(h5, false);
-    io::h5::Handle group = io::h5::open_group(file, "snapshots/" + io::snapshot_label(kSteps), h5);
-    io::FieldBuffer f;
-    io::h5::read_field(group, "u", g, false, &f.f32, &f.f64, h5);
-    return f;
   }
 };
 

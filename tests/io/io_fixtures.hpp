@@ -1,6 +1,10 @@
 #pragma once
 // Shared pieces of the I/O tests: a fresh directory per test, running the adi3d
-// executable, and a small heat deck with time-dependent source and Dirichlet data.
+// executable, a small heat deck with time-dependent source and Dirichlet data, and the u of
+// a stored snapshot.
+#include "io/hdf5_handles.hpp"
+#include "io/snapshot.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -45,6 +49,18 @@ inline std::string moving_deck(const std::string& dir) {
          "[solver]\nbackend = cpu\n"
          "[output]\ndir = " + dir + "\nformats = hdf5\n"
          "[check]\nexact = sin(x + y + z + t)\n";
+}
+
+// The u of snapshot `step` in a snapshots.h5, exactly as stored (float32 where `single`).
+inline io::FieldBuffer stored_u(const std::string& h5, long step, const Grid3& g, bool single = false) {
+  io::h5::Hdf5Lock lock;
+  io::h5::Handle file = io::h5::open_file(h5, false);
+  io::h5::Handle group = io::h5::open_group(file, "snapshots/" + io::snapshot_label(step), h5);
+  io::FieldBuffer f;
+  f.single = single;
+  EXPECT_EQ(io::h5::dataset_float_size(group, "u", h5), single ? 4 : 8);
+  io::h5::read_field(group, "u", g, single, &f.f32, &f.f64, h5);
+  return f;
 }
 
 class IoTest : public ::testing::Test {

@@ -14,18 +14,6 @@
 namespace adi3d::test {
 namespace {
 
-// The u of one snapshot, exactly as stored (float or double).
-io::FieldBuffer stored_u(const std::string& h5, long step, const Grid3& g, bool single) {
-  io::h5::Hdf5Lock lock;
-  io::h5::Handle file = io::h5::open_file(h5, false);
-  io::h5::Handle group = io::h5::open_group(file, "snapshots/" + io::snapshot_label(step), h5);
-  io::FieldBuffer f;
-  f.single = single;
-  EXPECT_EQ(io::h5::dataset_float_size(group, "u", h5), single ? 4 : 8);
-  io::h5::read_field(group, "u", g, single, &f.f32, &f.f64, h5);
-  return f;
-}
-
 std::vector<long> stored_steps(const std::string& h5) {
   io::h5::Hdf5Lock lock;
   io::h5::Handle file = io::h5::open_file(h5, false);

@@ -94,23 +94,14 @@ class SignalTest : public IoTest {
     ASSERT_EQ(o.code, 0) << o.err;
     EXPECT_NE(o.out.find("restart from step " + std::to_string(state.step)), std::string::npos) << o.out;
     const Grid3 g = io::read_checkpoint(checkpoint).grid;
-    const io::FieldBuffer a = final_u((full / "snapshots.h5").string(), g);
-    const io::FieldBuffer b = final_u((part / "snapshots.h5").string(), g);
+    const io::FieldBuffer a = stored_u((full / "snapshots.h5").string(), kSteps, g);
+    const io::FieldBuffer b = stored_u((part / "snapshots.h5").string(), kSteps, g);
     ASSERT_EQ(a.size(), g.size());
     ASSERT_EQ(b.size(), g.size());
     EXPECT_EQ(std::memcmp(a.data(), b.data(), g.size() * sizeof(double)), 0) << "restart is not bit for bit";
   }
 
   static std::string fmt_step(long step) { return "at step " + std::to_string(step) + " "; }
-
-  static io::FieldBuffer final_u(const std::string& h5, const Grid3& g) {
-    io::h5::Hdf5Lock lock;
-    io::h5::Handle file = io::h5::open_file(h5, false);
-    io::h5::Handle group = io::h5::open_group(file, "snapshots/" + io::snapshot_label(kSteps), h5);
-    io::FieldBuffer f;
-    io::h5::read_field(group, "u", g, false, &f.f32, &f.f64, h5);
-    return f;
-  }
 };
 
 TEST_F(SignalTest, SigtermCheckpointsExits143AndRestartsBitForBit) { stop_and_restart(SIGTERM, 143); }
