@@ -31,7 +31,7 @@ class FaultRunTest : public IoTest {
     return run_env("ADI3D_FAULT=" + fault + " timeout 300", args);
   }
   Outcome run_env(const std::string& prefix, const std::string& args) {
-    const std::string cmd = prefix + " " + ADI3D_EXE + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
+    const std::string cmd = prefix + " " + adi3d_exe() + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
                             (dir_ / "stderr").string();
     const int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};

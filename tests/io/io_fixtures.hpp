@@ -51,6 +51,13 @@ inline std::string moving_deck(const std::string& dir) {
          "[check]\nexact = sin(x + y + z + t)\n";
 }
 
+// The adi3d executable the tests run: the build's, or ADI3D_TEST_EXE where the tests run
+// from elsewhere (scripts/gpu-check on a device pack).
+inline std::string adi3d_exe() {
+  const char* other = std::getenv("ADI3D_TEST_EXE");
+  return other && *other ? other : ADI3D_EXE;
+}
+
 // The u of snapshot `step` in a snapshots.h5, exactly as stored (float32 where `single`).
 inline io::FieldBuffer stored_u(const std::string& h5, long step, const Grid3& g, bool single = false) {
   io::h5::Hdf5Lock lock;
@@ -81,7 +88,7 @@ class IoTest : public ::testing::Test {
   }
 
   Outcome run(const std::string& args) {
-    const std::string cmd = std::string(ADI3D_EXE) + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
+    const std::string cmd = adi3d_exe() + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
                             (dir_ / "stderr").string();
     const int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};

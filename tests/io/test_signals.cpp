@@ -29,7 +29,7 @@ class SignalTest : public IoTest {
  protected:
   // Starts adi3d with `args`, stdout and stderr into files of the test directory.
   pid_t start(std::vector<std::string> args) {
-    args.insert(args.begin(), ADI3D_EXE);
+    args.insert(args.begin(), adi3d_exe());
     const pid_t pid = ::fork();
     if (pid == 0) {
       const int out = ::open((dir_ / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
