@@ -6,6 +6,7 @@
 #include "app/progress.hpp"
 #include "app/run_failure.hpp"
 #include "app/stop_agreement.hpp"
+#include "solvers/poisson_krylov.hpp"
 #include "solvers/poisson_mixed.hpp"
 #include "solvers/poisson_spectral.hpp"
 
@@ -61,6 +62,10 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
       // float sweeps to reach double's residual.
       PoissonSpectral<T> solver(backend, problem.diffusion, *problem.forcing, options);
       result.report = solver.solve(u.data());
+    } else if (config.method == io::PoissonMethod::krylov) {
+      // In T; with solver.precision = mixed T is double (the sweeps of a mixed solve are ADI's).
+      PoissonKrylov<T> solver(backend, problem.diffusion, *problem.forcing, options);
+      result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
     } else if (config.mixed) {
       if constexpr (std::is_same_v<T, double>) {
         const std::unique_ptr<Backend<float>> sweeps = companion_backend(backend, problem.diffusion.slab, problem.comm);
@@ -109,6 +114,7 @@ bool poisson_runs_spectral(const io::RunConfig& config, const Diffusion<T>& diff
     case io::PoissonMethod::spectral:
       return true;
     case io::PoissonMethod::adi:
+    case io::PoissonMethod::krylov:
       return false;
     default:
       return spectral_obstacle(diffusion, forcing, backend).none();

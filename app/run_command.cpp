@@ -7,6 +7,7 @@
 #include "app/output_dir.hpp"
 #include "io/snapshot_files.hpp"
 #include "app/poisson_run.hpp"
+#include "solvers/poisson_krylov.hpp"
 #include "solvers/poisson_spectral.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
@@ -227,6 +228,10 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                 config.method == io::PoissonMethod::automatic ? " (auto: the problem separates)" : "", tol,
                 config.tol > 0 ? "" : " (the precision's default)",
                 config.mixed ? ", mixed precision: solved in double" : "");
+  else if (config.method == io::PoissonMethod::krylov)
+    std::printf("  poisson: method krylov: conjugate gradients, preconditioned by the direct solve of the plane-mean "
+                "alpha, tol = %g%s, max_iter = %ld\n",
+                tol, config.tol > 0 ? "" : " (the precision's default)", config.max_iter);
   else
     std::printf("  poisson: method adi%s, tol = %g%s, max_iter = %ld%s\n",
                 config.method == io::PoissonMethod::automatic ? " (auto)" : "", tol,
@@ -241,10 +246,13 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                               : p.stopped   ? "NOT converged, interrupted"
                               : p.stagnated ? "NOT converged, stagnated"
                                             : "NOT converged";
+  const bool krylov = config.method == io::PoissonMethod::krylov;
   std::printf("summary\n");
   if (spectral)
     std::printf("  method       spectral: one direct solve (%s), transforms planned in %.3g s\n", outcome.c_str(),
                 p.setup_seconds);
+  else if (krylov)
+    std::printf("  iterations   %ld conjugate gradients (%s)\n", p.iterations, outcome.c_str());
   else if (config.mixed)
     std::printf("  iterations   %ld float sweeps in %ld refinements (%s), ADI cycle of %zu parameters, lambda in "
                 "[%.3g, %.3g]\n",
@@ -255,7 +263,8 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   std::printf("  residual     %.3e relative to the initial guess's\n", p.relative_residual);
   // The JSON summary has every entry.
   if (!spectral) std::printf("  history     %s\n", history_line(p.history, p.taus.size()).c_str());
-  if (config.mixed && !spectral) std::printf("  refinements %s\n", history_line(p.refinement_history, 1).c_str());
+  if (config.mixed && !spectral && !krylov)
+    std::printf("  refinements %s\n", history_line(p.refinement_history, 1).c_str());
   if (p.source_shift != 0)
     std::printf("  compatibility  removed %.3e from f (discretisation mismatch of the data)\n", p.source_shift);
   std::printf("  wall time    %s (%.3g s)\n", format_duration(r.wall_seconds).c_str(), r.wall_seconds);
@@ -297,6 +306,11 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                         "that residual; ask for a larger solver.tol{}",
                         std::is_same_v<T, float> ? "float" : "double",
                         std::is_same_v<T, float> ? " or solver.precision = double" : "");
+    else if (krylov)
+      why = fmt::format("20 iterations without a 10% gain: {}'s rounding floor on this grid; ask for a larger "
+                        "solver.tol{}",
+                        std::is_same_v<T, float> ? "float" : "double",
+                        std::is_same_v<T, float> ? " or solver.precision = double" : "");
     else if (std::is_same_v<T, float>)
       why = fmt::format("float's rounding floor on this grid (float's default solver.tol here, {:.1e}, is above it); "
                         "solver.precision = mixed (float sweeps, double residual) reaches double's tolerances",
@@ -306,6 +320,11 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
             "for this problem (solver.precision = double then)";
     else
       why = "the rounding floor of double arithmetic on this grid; ask for a larger solver.tol";
+    // The ADI iteration can stall far above rounding where alpha jumps inside a plane (a
+    // stack with vias): conjugate gradients take those problems.
+    const bool field = !problem.diffusion.alpha_field.empty() || problem.diffusion.backend_alpha;
+    if (!spectral && !krylov && field && krylov_obstacle(problem.diffusion, *problem.forcing).empty())
+      why += "; where alpha varies strongly inside a plane, solver.method = krylov converges";
     if (problem.root())
       std::fprintf(stderr,
                    "adi3d: warning: Poisson iteration stagnated at relative residual %.3e after %ld iterations, "
@@ -382,8 +401,10 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   // sampled; its solve's memory is then not in the preflight.)
   const bool direct = config.problem == io::ProblemType::poisson && config.method != io::PoissonMethod::adi &&
                       !problem.distributed() && !alpha_field && spectral_obstacle(config.bc, false).none();
-  const int fields =
-      3 + problem.forcing->has_source() + alpha_field + (direct ? (config.bc.periodic(2) ? 8 : 6) : 0);
+  // A Krylov solve adds its six vectors and its preconditioner's direct solve.
+  const bool krylov = config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::krylov;
+  const int fields = 3 + problem.forcing->has_source() + alpha_field +
+                     (direct || krylov ? (config.bc.periodic(2) ? 8 : 6) : 0) + (krylov ? 6 : 0);
   const Grid3& local = problem.diffusion.grid;
   // The work, for auto's choice on one rank (ranks must all choose alike: several take the
   // GPU where there is one). A Poisson iteration costs about a step and a half; 40 of them.
@@ -406,6 +427,10 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::spectral) {
     const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *problem.forcing, *backend);
     if (!obstacle.none()) deck.fail("solver.method", obstacle.refusal());
+  }
+  if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::krylov) {
+    const std::string obstacle = krylov_obstacle(problem.diffusion, *problem.forcing);
+    if (!obstacle.empty()) deck.fail("solver.method", "krylov does not apply: " + obstacle + "; use adi or auto");
   }
   how.before.initial = seconds_since(sampling);
   if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();

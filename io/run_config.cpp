@@ -249,7 +249,8 @@ RunConfig read_run_config(const Deck& deck) {
   c.method = choose<PoissonMethod>(deck, "solver.method", "auto",
                                    {{"auto", PoissonMethod::automatic},
                                     {"adi", PoissonMethod::adi},
-                                    {"spectral", PoissonMethod::spectral}});
+                                    {"spectral", PoissonMethod::spectral},
+                                    {"krylov", PoissonMethod::krylov}});
   if (c.method != PoissonMethod::automatic && c.problem != ProblemType::poisson)
     deck.fail("solver.method", "is for problem.type = poisson; heat runs step by ADI");
   if (c.method == PoissonMethod::spectral) {
@@ -278,7 +279,10 @@ RunConfig read_run_config(const Deck& deck) {
 const char* to_string(ProblemType p) { return p == ProblemType::heat ? "heat" : "poisson"; }
 const char* to_string(Precision p) { return p == Precision::f64 ? "double" : "float"; }
 const char* to_string(PoissonMethod m) {
-  return m == PoissonMethod::adi ? "adi" : m == PoissonMethod::spectral ? "spectral" : "auto";
+  return m == PoissonMethod::adi        ? "adi"
+         : m == PoissonMethod::spectral ? "spectral"
+         : m == PoissonMethod::krylov   ? "krylov"
+                                        : "auto";
 }
 const char* RunConfig::precision_name() const { return mixed ? "mixed" : to_string(precision); }
 const char* to_string(BackendChoice b) {

@@ -19,7 +19,7 @@ enum class Precision { f32, f64 };
 enum class BackendChoice { automatic, cpu, cuda };
 // solver.method for Poisson: auto takes spectral where the problem separates (and the run
 // has one rank), else adi.
-enum class PoissonMethod { automatic, adi, spectral };
+enum class PoissonMethod { automatic, adi, spectral, krylov };
 
 struct FormulaText {
   std::string text;

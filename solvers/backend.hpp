@@ -159,6 +159,9 @@ class Backend {
   virtual void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) = 0;
   // Norms of x - y (y may be null: norms of x).
   virtual Norms difference_norms(const T* x, const T* y, std::size_t n) = 0;
+  // The sum of x y, in double (a Krylov solve's inner products, poisson_krylov.hpp); NaN
+  // where a term is NaN.
+  virtual double dot(const T* x, const T* y, std::size_t n) = 0;
   // Blocks until queued work is done (no-op on the CPU).
   virtual void synchronize() = 0;
   // One whole Douglas step u += du in a few fused passes (rhs dt (A u + f) formed inside

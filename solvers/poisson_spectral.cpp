@@ -28,23 +28,18 @@ std::optional<SpectralLayers<T>> spectral_layers(const Diffusion<T>& d, Backend<
   return layers;
 }
 
-namespace {
-
-// The faces' obstacles: kinds, and a Robin z face's h that varies over it.
 template <class T>
-SpectralObstacle face_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing) {
+SpectralObstacle spectral_face_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing) {
   std::array<bool, 2> varies{};
   for (int side = 0; side < 2; ++side)
     varies[side] = d.bc.face[4 + side] == BoundaryKind::robin && !forcing.robin_h_constant(4 + side).has_value();
   return spectral_obstacle(d.bc, false, varies);
 }
 
-}  // namespace
-
 template <class T>
 SpectralObstacle spectral_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing, Backend<T>& backend) {
   if (d.slab.distributed()) return {-1, "the run is split over ranks (the direct solve runs on one rank for now)"};
-  const SpectralObstacle faces = face_obstacle(d, forcing);
+  const SpectralObstacle faces = spectral_face_obstacle(d, forcing);
   if (!faces.none()) return faces;
   return spectral_obstacle(d.bc, !spectral_layers(d, backend).has_value());
 }
@@ -53,7 +48,7 @@ template <class T>
 PoissonSpectral<T>::PoissonSpectral(Backend<T>& backend, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
                                     PoissonOptions options)
     : backend_(backend), diffusion_(diffusion), adi_(backend, diffusion, forcing, options) {
-  SpectralObstacle obstacle = face_obstacle(diffusion, forcing);
+  SpectralObstacle obstacle = spectral_face_obstacle(diffusion, forcing);
   if (diffusion.slab.distributed()) obstacle = spectral_obstacle(diffusion, forcing, backend);
   std::optional<SpectralLayers<T>> layers;
   if (obstacle.none()) {
@@ -104,6 +99,8 @@ PoissonReport PoissonSpectral<T>::solve(T* u) {
 
 template std::optional<SpectralLayers<float>> spectral_layers(const Diffusion<float>&, Backend<float>&);
 template std::optional<SpectralLayers<double>> spectral_layers(const Diffusion<double>&, Backend<double>&);
+template SpectralObstacle spectral_face_obstacle(const Diffusion<float>&, const Forcing<float>&);
+template SpectralObstacle spectral_face_obstacle(const Diffusion<double>&, const Forcing<double>&);
 template SpectralObstacle spectral_obstacle(const Diffusion<float>&, const Forcing<float>&, Backend<float>&);
 template SpectralObstacle spectral_obstacle(const Diffusion<double>&, const Forcing<double>&, Backend<double>&);
 template class PoissonSpectral<float>;

@@ -45,6 +45,11 @@ class PoissonSpectral {
 template <class T>
 SpectralObstacle spectral_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing, Backend<T>& backend);
 
+// What the faces alone keep the direct solve from: their kinds, a Robin z face whose h
+// varies over it (nothing read from the backend).
+template <class T>
+SpectralObstacle spectral_face_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing);
+
 // alpha on each z plane where it is a field of z alone; nothing where it varies along x or
 // y; empty layers where alpha is constant per axis.
 template <class T>

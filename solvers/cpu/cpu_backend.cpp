@@ -243,6 +243,15 @@ Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
 }
 
 template <class T>
+double CpuBackend<T>::dot(const T* x, const T* y, std::size_t n) {
+  double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e)
+    sum += static_cast<double>(x[e]) * static_cast<double>(y[e]);
+  return sum;
+}
+
+template <class T>
 std::unique_ptr<SpectralSolve<T>> CpuBackend<T>::make_spectral_solve(const OperatorView<T>& op,
                                                                      const SpectralLayers<T>& layers) {
   return make_cpu_spectral_solve(op, layers);

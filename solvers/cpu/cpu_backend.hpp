@@ -37,6 +37,7 @@ class CpuBackend : public Backend<T> {
     solve_reduced_systems(lines, messages, x_below, x_above);
   }
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
+  double dot(const T* x, const T* y, std::size_t n) override;
   void synchronize() override {}
   std::unique_ptr<SpectralSolve<T>> make_spectral_solve(const OperatorView<T>& op,
                                                         const SpectralLayers<T>& layers) override;

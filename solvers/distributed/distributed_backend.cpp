@@ -226,6 +226,15 @@ Norms DistributedBackend<T>::difference_norms(const T* x, const T* y, std::size_
 }
 
 template <class T>
+double DistributedBackend<T>::dot(const T* x, const T* y, std::size_t n) {
+  if (n != slab_.local.size()) return local_->dot(x, y, n);
+  const std::size_t offset = slab_.owned_offset();  // ghost planes are another rank's
+  double sum = local_->dot(x + offset, y + offset, slab_.owned_size());
+  comm_.allreduce_sum(&sum, 1);
+  return sum;
+}
+
+template <class T>
 bool DistributedBackend<T>::fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                                                T* scratch) {
   last_fused_slab_ = false;

@@ -100,6 +100,7 @@ class DistributedBackend final : public Backend<T> {
   // Norms of grid arrays: over the owned planes of every rank. Other lengths (face arrays)
   // are this rank's alone.
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
+  double dot(const T* x, const T* y, std::size_t n) override;
   void synchronize() override { local_->synchronize(); }
   // A split z axis: the local backend's fused slab step (7 arrays a point, as the
   // one-device fused step, the reduced systems solved beside the y pass) where it has one

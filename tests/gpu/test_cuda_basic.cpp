@@ -192,6 +192,20 @@ TYPED_TEST(CudaBasic, DifferenceNormsMatchCpu) {
   }
 }
 
+// The Krylov solve's inner products: the same reduction as the norms, in double.
+TYPED_TEST(CudaBasic, DotMatchesCpu) {
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(2000003)}) {
+    const auto x = random_field<TypeParam>(n, this->rng_);
+    const auto y = random_field<TypeParam>(n, this->rng_);
+    Array<TypeParam> gx = this->to_gpu(x), gy = this->to_gpu(y);
+    Array<TypeParam> cx = this->to_cpu(x), cy = this->to_cpu(y);
+    const double g = this->gpu_->dot(gx.data(), gy.data(), n), c = this->cpu_->dot(cx.data(), cy.data(), n);
+    const Norms scale = this->cpu_->difference_norms(cx.data(), nullptr, n);
+    EXPECT_NEAR(g, c, 1e-12 * scale.sum_squares + 1e-300) << n;
+    EXPECT_EQ(this->gpu_->dot(gx.data(), gy.data(), 0), 0.0);
+  }
+}
+
 // A NaN anywhere makes every norm NaN; the max reduction alone would have dropped it.
 TYPED_TEST(CudaBasic, DifferenceNormsOfANanAreNan) {
   const std::size_t n = 100003;

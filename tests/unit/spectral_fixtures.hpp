@@ -1,11 +1,14 @@
 #pragma once
-// Random Poisson data for the direct solve's tests (CPU and GPU): a source and face data
-// drawn at random, and for singular problems (no Dirichlet face) a source offset that makes
-// the data compatible up to a small part the solvers' compatibility shift must remove.
+// Random Poisson data for the direct and Krylov solves' tests (CPU and GPU): a source and
+// face data drawn at random, and for singular problems (no Dirichlet face) a source offset
+// that makes the data compatible up to a small part the solvers' compatibility shift must
+// remove; a solve's report and field, and the differences of two fields.
 #include "solvers/douglas_step.hpp"
+#include "solvers/poisson_adi.hpp"
 #include "solvers/face_layout.hpp"
 #include "tests/unit/grid_fixtures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <random>
@@ -79,6 +82,37 @@ void make_nearly_compatible(Backend<T>& backend, const Diffusion<T>& d, RandomPo
   data.set_offset(0);
   const auto [mean, scale] = weighted_data_mean(backend, d, data);
   data.set_offset(mean - left * scale);
+}
+
+template <class T>
+struct Solved {
+  PoissonReport report;
+  std::vector<T> u;
+};
+
+template <class T, class Solver>
+Solved<T> run(Backend<T>& backend, const Diffusion<T>& d, Solver&& solve) {
+  Array<T> u = backend.allocate(d.grid.size());
+  backend.fill(u.data(), T(0), d.grid.size());
+  Solved<T> out;
+  out.report = solve(u.data());
+  out.u.resize(d.grid.size());
+  backend.download(u.data(), out.u.data(), d.grid.size());
+  return out;
+}
+
+template <class T>
+double max_abs(const std::vector<T>& v) {
+  double m = 0;
+  for (T x : v) m = std::max(m, std::fabs(static_cast<double>(x)));
+  return m;
+}
+
+// The largest |a - b| over the nodes.
+inline double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) diff = std::max(diff, std::fabs(a[p] - b[p]));
+  return diff;
 }
 
 }  // namespace adi3d::test

@@ -257,6 +257,27 @@ TEST_F(Cli, PoissonMethodIsChosenAndReported) {
   EXPECT_NE(adi.out.find("method adi,"), std::string::npos) << adi.out;
 }
 
+// solver.method = krylov: the slab's exact piecewise-linear solution with vias added in the
+// low layer (alpha along x and y: the direct solve refuses it), then its refusal of a
+// problem nothing anchors, one line at the key.
+TEST_F(Cli, KrylovMethodSolvesAFieldAndRefusesSingularProblems) {
+  const std::string vias = "--set \"material.diffusivity=formula z < 0.5 ? ((x > 0.4 && x < 0.6) ? 50 : 1) : 100\" ";
+  const Outcome k = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " + vias +
+                        "--set solver.method=krylov --set output.dir=" + (dir_ / "krylov").string());
+  EXPECT_EQ(k.code, 0) << k.err;
+  EXPECT_NE(k.out.find("method krylov: conjugate gradients"), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find("conjugate gradients (converged)"), std::string::npos) << k.out;
+  EXPECT_NE(slurp(dir_ / "krylov" / "summary.json").find("\"method\": \"krylov\""), std::string::npos);
+  const Outcome singular = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+                               "--set solver.method=krylov --set output.dir=" + (dir_ / "singular").string());
+  EXPECT_EQ(singular.code, 2);
+  EXPECT_EQ(lines(singular.err), 1) << singular.err;
+  EXPECT_NE(singular.err.find("solver.method"), std::string::npos) << singular.err;
+  EXPECT_NE(singular.err.find("krylov does not apply: no Dirichlet face and no Robin face anchors u"),
+            std::string::npos)
+      << singular.err;
+}
+
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
   const Outcome o = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_dirichlet.ini -q --set solver.method=adi --set grid.n=9 " +
                         "--set solver.max_iter=3 --set output.dir=" + (dir_ / "results").string());

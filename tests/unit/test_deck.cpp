@@ -84,8 +84,10 @@ TEST(Deck, PoissonMethod) {
   EXPECT_EQ(error_of(std::string(kValid) + "x+ = neumann 0\nz+ = robin 2 ; 0\n",
                      {"problem.type=poisson", "solver.method=spectral"}),
             "");
-  const std::string bad = error_of(kValid, {"problem.type=poisson", "solver.method=krylov"});
+  EXPECT_EQ(error_of(kValid, {"problem.type=poisson", "solver.method=krylov"}), "");
+  const std::string bad = error_of(kValid, {"problem.type=poisson", "solver.method=multigrid"});
   EXPECT_NE(bad.find("solver.method"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("krylov"), std::string::npos) << bad;  // the choices are listed
   const std::string heat = error_of(kValid, {"solver.method=adi"});
   EXPECT_NE(heat.find("problem.type = poisson"), std::string::npos) << heat;
   EXPECT_EQ(error_of(kValid, {"problem.type=poisson", "solver.method=adi"}), "");

@@ -44,37 +44,6 @@ BoundarySpec spec_of(const SpectralMixCase& c) {
 // Odd and even sizes, the smallest (3 and 4 nodes) among them.
 const std::array<int, 3> kSizes[] = {{7, 6, 5}, {3, 4, 3}, {4, 3, 4}, {12, 9, 10}};
 
-template <class T>
-struct Solved {
-  PoissonReport report;
-  std::vector<T> u;
-};
-
-template <class T, class Solver>
-Solved<T> run(Backend<T>& backend, const Diffusion<T>& d, Solver&& solve) {
-  Array<T> u = backend.allocate(d.grid.size());
-  backend.fill(u.data(), T(0), d.grid.size());
-  Solved<T> out;
-  out.report = solve(u.data());
-  out.u.resize(d.grid.size());
-  backend.download(u.data(), out.u.data(), d.grid.size());
-  return out;
-}
-
-template <class T>
-double max_abs(const std::vector<T>& v) {
-  double m = 0;
-  for (T x : v) m = std::max(m, std::fabs(static_cast<double>(x)));
-  return m;
-}
-
-// The largest |a - b| over the nodes.
-double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0;
-  for (std::size_t p = 0; p < a.size(); ++p) diff = std::max(diff, std::fabs(a[p] - b[p]));
-  return diff;
-}
-
 // The direct solve of one face mix and size in T, from random data (nearly compatible where
 // singular: a shift of 1% of the data's scale left for the solver to remove).
 template <class T>

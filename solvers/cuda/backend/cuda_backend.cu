@@ -346,6 +346,19 @@ Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
 }
 
 template <class T>
+double CudaBackend<T>::dot(const T* x, const T* y, std::size_t n) {
+  if (n == 0) return 0;
+  activate();
+  NormScratch s{norm_buf_.data(), counter_.data(), norm_buf_.data() + kNormValues * norm_blocks_,
+                norm_blocks_};
+  launch_dot(x, y, n, s, stream_);
+  double host[kNormValues];
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return host[2];
+}
+
+template <class T>
 void CudaBackend<T>::synchronize() {
   activate();
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));

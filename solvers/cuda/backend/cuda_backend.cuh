@@ -120,6 +120,9 @@ struct NormScratch {
 template <class T>
 void launch_difference_norms(const T* x, const T* y, std::size_t n, const NormScratch& s,
                              cudaStream_t stream);
+// The sum of x y into s.result[2] (the norms' "sum" slot), by the same reduction.
+template <class T>
+void launch_dot(const T* x, const T* y, std::size_t n, const NormScratch& s, cudaStream_t stream);
 
 template <class T>
 void launch_fill(T* x, T value, std::size_t n, cudaStream_t s);
@@ -211,6 +214,7 @@ class CudaBackend final : public Backend<T> {
   void copy(const T* src, T* dst, std::size_t n) override;
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
+  double dot(const T* x, const T* y, std::size_t n) override;
   void synchronize() override;
   bool fused_douglas_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau,
                           T* scratch) override;

@@ -1,4 +1,5 @@
-// Norms of x - y (sum of squares, max |.|, sum, sum of |.|) in double: grid-stride accumulation per
+// Norms of x - y (sum of squares, max |.|, sum, sum of |.|), or the dot product of x and y,
+// in double: grid-stride accumulation per
 // thread, warp shuffles, a shared-memory tree across warps, then one atomic per block;
 // the last block to finish reduces the per-block partials in a fixed order, so results do
 // not depend on block scheduling (seed 004). Reads 1-2 values per point, writes nothing.
@@ -44,7 +45,8 @@ __device__ Acc block_reduce(Acc a, Acc* shared) {
   return a;
 }
 
-template <class T>
+// kDot: the sum of x y in the "sum" slot (the others stay 0).
+template <class T, bool kDot = false>
 __global__ void __launch_bounds__(kThreads)
     norms_kernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n,
                  double* __restrict__ partials, unsigned* counter, double* __restrict__ result) {
@@ -53,6 +55,10 @@ __global__ void __launch_bounds__(kThreads)
   Acc a{0, 0, 0, 0};
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
        e += std::size_t(gridDim.x) * blockDim.x) {
+    if constexpr (kDot) {
+      a.sum += static_cast<double>(x[e]) * static_cast<double>(y[e]);
+      continue;
+    }
     const double v = static_cast<double>(x[e]) - (y ? static_cast<double>(y[e]) : 0.0);
     a.sq += v * v;
     a.sum += v;
@@ -102,6 +108,16 @@ void launch_difference_norms(const T* x, const T* y, std::size_t n, const NormSc
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
+template <class T>
+void launch_dot(const T* x, const T* y, std::size_t n, const NormScratch& s, cudaStream_t stream) {
+  const int blocks = static_cast<int>(
+      std::min<std::size_t>((n + kThreads - 1) / kThreads, static_cast<std::size_t>(s.max_blocks)));
+  norms_kernel<T, true><<<blocks, kThreads, 0, stream>>>(x, y, n, s.partials, s.counter, s.result);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template void launch_dot<float>(const float*, const float*, std::size_t, const NormScratch&, cudaStream_t);
+template void launch_dot<double>(const double*, const double*, std::size_t, const NormScratch&, cudaStream_t);
 template void launch_difference_norms<float>(const float*, const float*, std::size_t,
                                              const NormScratch&, cudaStream_t);
 template void launch_difference_norms<double>(const double*, const double*, std::size_t,
