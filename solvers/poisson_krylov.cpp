@@ -16,12 +16,7 @@ template <class T>
 SpectralLayers<T> plane_means(const Diffusion<T>& d, Backend<T>& backend) {
   const Grid3& g = d.grid;
   std::vector<T> downloaded;
-  const T* field = d.alpha_field.empty() ? nullptr : d.alpha_field.data();
-  if (!field && d.backend_alpha) {
-    downloaded.resize(g.size());
-    backend.download(d.backend_alpha, downloaded.data(), g.size());
-    field = downloaded.data();
-  }
+  const T* field = host_alpha_field(d, backend, downloaded);
   SpectralLayers<T> layers;
   if (!field) return layers;
   const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];

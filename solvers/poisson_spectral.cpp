@@ -7,15 +7,19 @@
 namespace adi3d {
 
 template <class T>
+const T* host_alpha_field(const Diffusion<T>& d, Backend<T>& backend, std::vector<T>& downloaded) {
+  if (!d.alpha_field.empty()) return d.alpha_field.data();
+  if (!d.backend_alpha) return nullptr;
+  downloaded.resize(d.grid.size());
+  backend.download(d.backend_alpha, downloaded.data(), d.grid.size());
+  return downloaded.data();
+}
+
+template <class T>
 std::optional<SpectralLayers<T>> spectral_layers(const Diffusion<T>& d, Backend<T>& backend) {
   const Grid3& g = d.grid;
   std::vector<T> downloaded;
-  const T* field = d.alpha_field.empty() ? nullptr : d.alpha_field.data();
-  if (!field && d.backend_alpha) {
-    downloaded.resize(g.size());
-    backend.download(d.backend_alpha, downloaded.data(), g.size());
-    field = downloaded.data();
-  }
+  const T* field = host_alpha_field(d, backend, downloaded);
   SpectralLayers<T> layers;
   if (!field) return layers;
   const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
@@ -97,6 +101,8 @@ PoissonReport PoissonSpectral<T>::solve(T* u) {
   return report;
 }
 
+template const float* host_alpha_field(const Diffusion<float>&, Backend<float>&, std::vector<float>&);
+template const double* host_alpha_field(const Diffusion<double>&, Backend<double>&, std::vector<double>&);
 template std::optional<SpectralLayers<float>> spectral_layers(const Diffusion<float>&, Backend<float>&);
 template std::optional<SpectralLayers<double>> spectral_layers(const Diffusion<double>&, Backend<double>&);
 template SpectralObstacle spectral_face_obstacle(const Diffusion<float>&, const Forcing<float>&);

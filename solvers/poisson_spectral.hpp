@@ -45,6 +45,11 @@ class PoissonSpectral {
 template <class T>
 SpectralObstacle spectral_obstacle(const Diffusion<T>& d, const Forcing<T>& forcing, Backend<T>& backend);
 
+// The alpha field in host memory: the Diffusion's own, or downloaded from the backend into
+// `downloaded`; null where alpha is constant per axis.
+template <class T>
+const T* host_alpha_field(const Diffusion<T>& d, Backend<T>& backend, std::vector<T>& downloaded);
+
 // What the faces alone keep the direct solve from: their kinds, a Robin z face whose h
 // varies over it (nothing read from the backend).
 template <class T>

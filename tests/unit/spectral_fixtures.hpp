@@ -47,6 +47,16 @@ class RandomPoissonData final : public Forcing<T> {
   double offset_ = 0;
 };
 
+// A node's half-cell weight: 1/2 per axis on which it lies on a non-periodic face.
+template <class T>
+double half_cell_weight(const Diffusion<T>& d, int i, int j, int k) {
+  double w = 1;
+  const int idx[3] = {i, j, k};
+  for (int a = 0; a < 3; ++a)
+    if (!d.bc.periodic(a) && (idx[a] == 0 || idx[a] == d.grid.n[a] - 1)) w *= 0.5;
+  return w;
+}
+
 // The half-cell weighted mean of f + the Neumann terms (the residual of u = 0) and of its
 // magnitude, as the compatibility check weighs them.
 template <class T>
@@ -63,10 +73,7 @@ std::pair<double, double> weighted_data_mean(Backend<T>& backend, const Diffusio
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
       for (int i = 0; i < g.n[0]; ++i) {
-        double w = 1;
-        const int idx[3] = {i, j, k};
-        for (int a = 0; a < 3; ++a)
-          if (!d.bc.periodic(a) && (idx[a] == 0 || idx[a] == g.n[a] - 1)) w *= 0.5;
+        const double w = half_cell_weight(d, i, j, k);
         const double v = host[g.index(i, j, k)];
         sum += w * v;
         sum_abs += w * std::fabs(v);

@@ -34,12 +34,8 @@ double weighted_dot(const Diffusion<double>& d, const std::vector<double>& a, co
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
       for (int i = 0; i < g.n[0]; ++i) {
-        double w = 1;
-        const int idx[3] = {i, j, k};
-        for (int a3 = 0; a3 < 3; ++a3)
-          if (!d.bc.periodic(a3) && (idx[a3] == 0 || idx[a3] == g.n[a3] - 1)) w *= 0.5;
         const std::size_t p = g.index(i, j, k);
-        sum += w * a[p] * b[p];
+        sum += half_cell_weight(d, i, j, k) * a[p] * b[p];
       }
   return sum;
 }

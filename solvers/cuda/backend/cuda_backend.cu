@@ -333,29 +333,29 @@ void CudaBackend<T>::solve_reduced_lines(const ReducedLines& lines, const T* mes
 }
 
 template <class T>
-Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
-  if (n == 0) return {};
+template <class Launch>
+std::array<double, kNormValues> CudaBackend<T>::reduce(Launch launch) {
   activate();
   NormScratch s{norm_buf_.data(), counter_.data(), norm_buf_.data() + kNormValues * norm_blocks_,
                 norm_blocks_};
-  launch_difference_norms(x, y, n, s, stream_);
-  double host[kNormValues];
-  ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
+  launch(s);
+  std::array<double, kNormValues> host{};
+  ADI3D_CUDA_CHECK(cudaMemcpyAsync(host.data(), s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
   ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return propagate_nan({host[0], host[1], host[2], host[3]});
+  return host;
+}
+
+template <class T>
+Norms CudaBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
+  if (n == 0) return {};
+  const auto r = reduce([&](const NormScratch& s) { launch_difference_norms(x, y, n, s, stream_); });
+  return propagate_nan({r[0], r[1], r[2], r[3]});
 }
 
 template <class T>
 double CudaBackend<T>::dot(const T* x, const T* y, std::size_t n) {
   if (n == 0) return 0;
-  activate();
-  NormScratch s{norm_buf_.data(), counter_.data(), norm_buf_.data() + kNormValues * norm_blocks_,
-                norm_blocks_};
-  launch_dot(x, y, n, s, stream_);
-  double host[kNormValues];
-  ADI3D_CUDA_CHECK(cudaMemcpyAsync(host, s.result, sizeof host, cudaMemcpyDeviceToHost, stream_));
-  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return host[2];
+  return reduce([&](const NormScratch& s) { launch_dot(x, y, n, s, stream_); })[2];  // the "sum" slot
 }
 
 template <class T>

@@ -240,6 +240,9 @@ class CudaBackend final : public Backend<T> {
 
  private:
   void activate() const;  // makes device_ current for this host thread
+  // One reduction (launch(scratch) on the stream) and its kNormValues results, waited for.
+  template <class Launch>
+  std::array<double, kNormValues> reduce(Launch launch);
   T* line_scratch(std::size_t n);
   // The x lines by the policy's variant or the one it hands them to; thread_thomas where
   // none took them (nothing launched).
