@@ -1,29 +1,14 @@
 #include "app/finite_check.hpp"
 
+#include "app/rank_agreement.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdint>
 #include <vector>
 
 namespace adi3d::app {
 namespace {
-
-Communicator* ranks_of(Communicator* comm) { return comm && comm->size() > 1 ? comm : nullptr; }
-
-// The lowest rank that has a finding, or -1; collective.
-int lowest_rank_with(bool found, Communicator* comm) {
-  double rank = found ? comm->rank() : comm->size();
-  comm->allreduce_min(&rank, 1);
-  return rank < comm->size() ? static_cast<int>(rank) : -1;
-}
-
-void broadcast_string(std::string& s, int root, Communicator* comm) {
-  std::uint64_t length = s.size();
-  comm->broadcast(&length, sizeof length, root);
-  s.resize(length);
-  comm->broadcast(s.data(), length, root);
-}
 
 // The first owned node of u that is not finite, as a message: whole-grid indices and
 // coordinates. Only after the norms said there is one: it downloads the rank's slab.

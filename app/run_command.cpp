@@ -11,6 +11,7 @@
 #include "solvers/poisson_spectral.hpp"
 #include "app/problem_setup.hpp"
 #include "app/progress.hpp"
+#include "app/rank_agreement.hpp"
 #include "app/run_failure.hpp"
 #include "app/snapshot_pipeline.hpp"
 #include "app/stop_signals.hpp"
@@ -26,7 +27,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <type_traits>
@@ -107,18 +107,7 @@ io::CheckpointState read_own_planes(const io::CheckpointState& header, const Pro
   } catch (const io::CheckpointError& e) {
     failure = e.what();
   }
-  Communicator* comm = problem.comm;
-  if (comm && comm->size() > 1) {
-    double first_failing = failure.empty() ? comm->size() : comm->rank();
-    comm->allreduce_min(&first_failing, 1);
-    const int root = static_cast<int>(first_failing);
-    if (root < comm->size()) {
-      std::uint64_t length = failure.size();
-      comm->broadcast(&length, sizeof length, root);
-      failure.resize(length);
-      comm->broadcast(failure.data(), length, root);
-    }
-  }
+  failure = first_failure(failure, problem.comm);
   if (!failure.empty()) throw io::CheckpointError(failure);
   return own;
 }
@@ -354,12 +343,7 @@ void prepare_output_dir_once(const io::Deck& deck, const std::string& dir, Commu
       failure = e.what();
     }
   }
-  if (comm.size() > 1) {
-    std::uint64_t length = failure.size();
-    comm.broadcast(&length, sizeof length, 0);
-    failure.resize(length);
-    comm.broadcast(failure.data(), length, 0);
-  }
+  if (comm.size() > 1) broadcast_string(failure, 0, &comm);
   if (!failure.empty()) throw io::DeckError(failure);
 }
 

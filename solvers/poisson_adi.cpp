@@ -151,6 +151,16 @@ PoissonAdi<T>::PoissonAdi(Backend<T>& backend, const Diffusion<T>& diffusion, co
 template <class T>
 PoissonAdi<T>::~PoissonAdi() = default;
 
+template <class T>
+void scale_boundary_faces(const Diffusion<T>& d, Backend<T>& backend, T factor, T* x) {
+  const Grid3& g = d.whole_grid();
+  for (int a = 0; a < 3; ++a) {
+    if (d.whole_bc().periodic(a)) continue;
+    for (int side = 0; side < (g.n[a] > 1 ? 2 : 1); ++side)  // one node: one face
+      if (!d.interface(face_index(a, side))) backend.scale_face(d.grid, face_index(a, side), factor, x);
+  }
+}
+
 namespace {
 
 // Weighted mean of f + Neumann terms (half-cell weights on the faces of non-periodic axes:
@@ -163,17 +173,10 @@ namespace {
 template <class T>
 std::pair<double, double> data_mean(const Diffusion<T>& d, Backend<T>& backend, T* r) {
   const Grid3& g = d.whole_grid();
+  scale_boundary_faces(d, backend, T(0.5), r);
+  // Each node's weight along an axis: 1/2 at both ends (one node: 1/2, the axis's sum).
   double weights = 1;
-  for (int a = 0; a < 3; ++a) {
-    if (d.whole_bc().periodic(a)) {
-      weights *= g.n[a];
-      continue;
-    }
-    for (int side = 0; side < (g.n[a] > 1 ? 2 : 1); ++side)
-      if (!d.interface(face_index(a, side))) backend.scale_face(d.grid, face_index(a, side), T(0.5), r);
-    // Each node's weight along the axis: 1/2 at both ends (one node: 1/2, the axis's sum).
-    weights *= g.n[a] > 1 ? g.n[a] - 1 : 0.5;
-  }
+  for (int a = 0; a < 3; ++a) weights *= d.whole_bc().periodic(a) ? g.n[a] : (g.n[a] > 1 ? g.n[a] - 1 : 0.5);
   const Norms sums = backend.difference_norms(r, nullptr, d.grid.size());
   return {sums.sum / weights, sums.sum_abs / weights};
 }
@@ -192,13 +195,16 @@ PoissonReport PoissonAdi<T>::solve(T* u, const std::function<void(long, double)>
   return report;
 }
 
-// A Dirichlet face, or a Robin face with h > 0 somewhere, anchors the solution.
+template <class T>
+bool anchored(const BoundarySpec& bc, const Forcing<T>& forcing) {
+  bool fixed = bc.has_dirichlet();
+  for (const auto& range : robin_h_ranges(bc, forcing)) fixed = fixed || range[1] > 0;
+  return fixed;
+}
+
 template <class T>
 bool PoissonAdi<T>::singular() const {
-  const BoundarySpec& bc = diffusion_.whole_bc();
-  bool anchored = bc.has_dirichlet();
-  for (const auto& range : robin_h_ranges(bc, *forcing_)) anchored = anchored || range[1] > 0;
-  return !anchored;
+  return !anchored(diffusion_.whole_bc(), *forcing_);
 }
 
 template <class T>
@@ -302,6 +308,10 @@ template double default_tolerance(const Diffusion<float>&, const std::array<std:
 template double default_tolerance(const Diffusion<double>&, const std::array<std::array<double, 2>, 6>&);
 template SpectrumBounds spectrum_bounds(const Diffusion<float>&, const std::array<std::array<double, 2>, 6>&);
 template SpectrumBounds spectrum_bounds(const Diffusion<double>&, const std::array<std::array<double, 2>, 6>&);
+template bool anchored(const BoundarySpec&, const Forcing<float>&);
+template bool anchored(const BoundarySpec&, const Forcing<double>&);
+template void scale_boundary_faces(const Diffusion<float>&, Backend<float>&, float, float*);
+template void scale_boundary_faces(const Diffusion<double>&, Backend<double>&, double, double*);
 template std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec&, const Forcing<float>&);
 template std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec&, const Forcing<double>&);
 template class PoissonAdi<float>;

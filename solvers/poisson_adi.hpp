@@ -65,6 +65,14 @@ double default_tolerance(const Diffusion<T>& d, const std::array<std::array<doub
 // Each Robin face's range of h (robin_h_range; 0 elsewhere), as the bounds above take it.
 template <class T>
 std::array<std::array<double, 2>, 6> robin_h_ranges(const BoundarySpec& bc, const Forcing<T>& forcing);
+// Whether the faces fix u: a Dirichlet face, or a Robin face with h > 0 somewhere. Where
+// none does, the problem is singular (u up to a constant, the data must balance).
+template <class T>
+bool anchored(const BoundarySpec& bc, const Forcing<T>& forcing);
+// x *= factor on each face of the whole grid that is not periodic (nor a slab's interface):
+// applied at a half, the half-cell weights of the nodes (1/2 per face a node lies on).
+template <class T>
+void scale_boundary_faces(const Diffusion<T>& d, Backend<T>& backend, T factor, T* x);
 
 template <class T>
 class PoissonAdi {

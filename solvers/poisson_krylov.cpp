@@ -33,10 +33,7 @@ SpectralLayers<T> plane_means(const Diffusion<T>& d, Backend<T>& backend) {
 template <class T>
 std::string krylov_obstacle(const Diffusion<T>& diffusion, const Forcing<T>& forcing) {
   if (diffusion.slab.distributed()) return "the run is split over ranks (the Krylov solve runs on one rank for now)";
-  // A Dirichlet face, or a Robin face with h > 0 somewhere, anchors the solution.
-  bool anchored = diffusion.whole_bc().has_dirichlet();
-  for (const auto& range : robin_h_ranges(diffusion.whole_bc(), forcing)) anchored = anchored || range[1] > 0;
-  if (!anchored)
+  if (!anchored(diffusion.whole_bc(), forcing))
     return "no Dirichlet face and no Robin face anchors u (the Krylov solve does not take singular problems yet)";
   const SpectralObstacle faces = spectral_face_obstacle(diffusion, forcing);
   if (!faces.none()) return "its preconditioner, the direct solve, does not take these faces: " + faces.why;
@@ -54,16 +51,6 @@ PoissonKrylov<T>::PoissonKrylov(Backend<T>& backend, const Diffusion<T>& diffusi
 
 template <class T>
 PoissonKrylov<T>::~PoissonKrylov() = default;
-
-template <class T>
-void PoissonKrylov<T>::weigh(T* x, T factor) {
-  for (int face = 0; face < 6; ++face) {
-    const int axis = face / 2;
-    if (diffusion_.whole_bc().periodic(axis) || diffusion_.interface(face)) continue;
-    if (face % 2 == 1 && diffusion_.grid.n[axis] == 1) continue;  // one node: one face
-    backend_.scale_face(diffusion_.grid, face, factor, x);
-  }
-}
 
 template <class T>
 PoissonReport PoissonKrylov<T>::solve(T* u, const std::function<void(long, double)>& progress,
@@ -91,7 +78,7 @@ PoissonReport PoissonKrylov<T>::solve(T* u, const std::function<void(long, doubl
   // z = M r = (-A0)^-1 W^-1 r (the direct solve transforms its input in place).
   const auto precondition = [&] {
     backend_.copy(r.data(), scratch.data(), n);
-    weigh(scratch.data(), T(2));
+    scale_boundary_faces(diffusion_, backend_, T(2), scratch.data());  // W^-1
     backend_.fill(z.data(), T(0), n);
     preconditioner_->solve(scratch.data(), z.data());
   };
@@ -104,7 +91,7 @@ PoissonReport PoissonKrylov<T>::solve(T* u, const std::function<void(long, doubl
     return report;
   }
   report.initial_residual = first > 0 ? first : 1.0;
-  weigh(r.data(), T(0.5));
+  scale_boundary_faces(diffusion_, backend_, T(0.5), r.data());  // W
   const double weighted_first = std::sqrt(backend_.dot(r.data(), r.data(), n));
   double target = options_.tol;  // in the weighted norm; tightened if the true residual lags
   precondition();
@@ -112,7 +99,7 @@ PoissonReport PoissonKrylov<T>::solve(T* u, const std::function<void(long, doubl
   double rz = backend_.dot(r.data(), z.data(), n);
   for (long k = 0; k < options_.max_iter && first > 0; ++k) {
     apply(p.data(), q.data());
-    weigh(q.data(), T(0.5));  // q = W A p = -S p
+    scale_boundary_faces(diffusion_, backend_, T(0.5), q.data());  // q = W A p = -S p
     const double pq = -backend_.dot(p.data(), q.data(), n);
     const double alpha = rz / pq;
     if (!std::isfinite(alpha)) {

@@ -7,7 +7,8 @@
 // that its in-plane variation costs, where the ADI iteration needs tens.
 //
 // The operator A is symmetric in the product weighted by the half-cell weights W (1/2 per
-// axis on the nodes of a non-periodic face; tests/unit/test_poisson_krylov.cpp checks it),
+// axis on the nodes of a non-periodic face: scale_boundary_faces by 1/2; tests/unit/
+// test_poisson_krylov.cpp checks the symmetry),
 // so CG runs on S = -W A, symmetric positive definite in the plain product:
 //   r = W (A u + b)          (the stepper's residual, weighted)
 //   S p = -W (A p)           with A p = residual(p) - residual(0): the residual is affine
@@ -45,9 +46,6 @@ class PoissonKrylov {
                       const std::function<bool()>& stop = {});
 
  private:
-  // x *= factor^(faces it lies on) over the non-periodic faces of the whole grid: W is
-  // weigh(x, 0.5), W^-1 weigh(x, 2).
-  void weigh(T* x, T factor);
   Backend<T>& backend_;
   const Diffusion<T>& diffusion_;
   PoissonOptions options_;

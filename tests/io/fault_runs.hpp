@@ -28,13 +28,7 @@ class FaultRunTest : public IoTest {
   // `args` for the executable with ADI3D_FAULT=fault, under a time limit: a run that hangs
   // after a fault fails the test instead of the suite.
   Outcome run_with_fault(const std::string& fault, const std::string& args) {
-    return run_env("ADI3D_FAULT=" + fault + " timeout 300", args);
-  }
-  Outcome run_env(const std::string& prefix, const std::string& args) {
-    const std::string cmd = prefix + " " + adi3d_exe() + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
-                            (dir_ / "stderr").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+    return run(args, "ADI3D_FAULT=" + fault + " timeout 300");
   }
 
   // The checks on a failed run's outcome: exit 1, one line, every text in `says` in it.

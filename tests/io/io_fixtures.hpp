@@ -87,8 +87,9 @@ class IoTest : public ::testing::Test {
     if (!HasFailure() && !std::getenv("ADI3D_KEEP_TEST_OUTPUT")) fs::remove_all(dir_);
   }
 
-  Outcome run(const std::string& args) {
-    const std::string cmd = adi3d_exe() + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
+  // `prefix` goes before the executable: environment settings, a time limit.
+  Outcome run(const std::string& args, const std::string& prefix = "") {
+    const std::string cmd = prefix + (prefix.empty() ? "" : " ") + adi3d_exe() + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
                             (dir_ / "stderr").string();
     const int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};

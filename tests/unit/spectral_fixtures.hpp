@@ -122,4 +122,13 @@ inline double max_difference(const std::vector<double>& a, const std::vector<dou
   return diff;
 }
 
+// The ADI iteration's solution to `tol`, from u = 0: the reference the other Poisson solvers
+// are held to.
+template <class T>
+Solved<T> adi_solution(Backend<T>& backend, const Diffusion<T>& d, const Forcing<T>& data, double tol,
+                       long max_iter = 20000) {
+  PoissonAdi<T> adi(backend, d, data, {tol, max_iter, 0});
+  return run<T>(backend, d, [&](T* u) { return adi.solve(u); });
+}
+
 }  // namespace adi3d::test

@@ -71,8 +71,7 @@ TEST_P(SpectralMix, MatchesTheOperatorAndAdi) {
     EXPECT_EQ(s.report.iterations, 1);
     EXPECT_LT(s.report.relative_residual, 1e-12);
     EXPECT_TRUE(s.report.converged);
-    PoissonAdi<double> adi(*backend, d, data, {1e-12, 5000, 0});
-    const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
+    const Solved<double> a = adi_solution(*backend, d, data, 1e-12, 5000);
     ASSERT_TRUE(a.report.converged || a.report.stagnated) << a.report.relative_residual;
     const double diff = max_difference(s.u, a.u);
     EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi iterations " << a.report.iterations << ", residual "
@@ -131,8 +130,7 @@ TEST(PoissonSpectral, LayeredAlphaMatchesAdi) {
     ASSERT_TRUE(spectral_obstacle(d, data, *backend).none());
     const Solved<double> s = spectral_solution<double>(d, *backend, data, 1e-12);
     EXPECT_LT(s.report.relative_residual, 1e-12);
-    PoissonAdi<double> adi(*backend, d, data, {1e-12, 20000, 0});
-    const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
+    const Solved<double> a = adi_solution(*backend, d, data, 1e-12);
     const double diff = max_difference(s.u, a.u);
     EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi: " << a.report.iterations << " iterations, residual "
                                          << a.report.relative_residual;
@@ -172,8 +170,7 @@ TEST(PoissonSpectral, RobinZFacesMatchAdi) {
       PoissonSpectral<double> spectral(*backend, d, data, {1e-12, 1, 0});
       const Solved<double> s = run<double>(*backend, d, [&](double* u) { return spectral.solve(u); });
       EXPECT_LT(s.report.relative_residual, 1e-12);
-      PoissonAdi<double> adi(*backend, d, data, {1e-12, 20000, 0});
-      const Solved<double> a = run<double>(*backend, d, [&](double* u) { return adi.solve(u); });
+      const Solved<double> a = adi_solution(*backend, d, data, 1e-12);
       const double diff = max_difference(s.u, a.u);
       EXPECT_LE(diff, 1e-8 * max_abs(a.u)) << "adi: " << a.report.iterations << " iterations, residual "
                                            << a.report.relative_residual;
