@@ -1,11 +1,12 @@
-// adi3d bench poisson: a Poisson deck solved as `adi3d run` solves it, by the ADI iteration
-// and by the direct (spectral) solve, in double, float and mixed precision, at each size:
+// adi3d bench poisson: a Poisson deck solved as `adi3d run` solves it, by the ADI iteration,
+// the direct (spectral) solve and conjugate gradients (krylov, with either preconditioner),
+// in double, float and mixed precision, at each size:
 // wall time (median of the repetitions, the solve alone: set-up, sampling and the error
 // check are outside; a direct solve's includes planning its transforms, also given apart),
 // iterations (mixed: float sweeps and refinements), the relative residual reached and the
 // error against the deck's exact solution. Float runs at its default tolerance, the one it
-// reaches; double and mixed at --tol. The direct solve has no mixed row (mixed solves
-// directly in double). On the CPU at small sizes it checks the path; on a GPU it gives
+// reaches; double and mixed at --tol. The direct solve and CG have no mixed row (mixed
+// solves them in double). On the CPU at small sizes it checks the path; on a GPU it gives
 // issue 39's and issue 45's tables.
 #include "app/bench.hpp"
 #include "app/commands.hpp"
@@ -69,10 +70,13 @@ nlohmann::json solve_row(const io::Deck& deck, const io::RunConfig& config, Back
 
 nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std::string& precision, double tol,
                                  BackendKind kind, int repetitions, const std::string& method) {
+  // krylov:adi and krylov:spectral name the preconditioner too.
+  const std::size_t colon = method.find(':');
   std::vector<std::string> sets{"grid.n=" + std::to_string(n), "solver.precision=" + precision,
-                                "solver.method=" + method,
+                                "solver.method=" + method.substr(0, colon),
                                 std::string("solver.backend=") + (kind == BackendKind::cuda ? "cuda" : "cpu"),
                                 "solver.max_iter=10000"};
+  if (colon != std::string::npos) sets.push_back("solver.preconditioner=" + method.substr(colon + 1));
   // No tol: the precision's default, whatever the deck asks (1e-5 only passes its checks).
   sets.push_back(fmt::format("solver.tol={:.17g}", tol > 0 ? tol : 1e-5));
   const io::Deck deck = io::Deck::load(deck_path, sets);
@@ -82,6 +86,7 @@ nlohmann::json poisson_solve_row(const std::string& deck_path, int n, const std:
   nlohmann::json row = config.precision == io::Precision::f64 ? solve_row<double>(deck, config, kind, repetitions)
                                                               : solve_row<float>(deck, config, kind, repetitions);
   row["deck"] = deck_path;
+  row["method"] = method;
   return row;
 }
 
@@ -98,7 +103,8 @@ int bench_poisson(const std::vector<std::string>& args) {
       "precisions", po::value<std::vector<std::string>>(&precisions)->multitoken(),
       "any of: double float mixed (default: all three)")(
       "methods", po::value<std::vector<std::string>>(&methods)->multitoken(),
-      "any of: adi spectral (default: both where the deck separates)")(
+      "any of: adi spectral krylov krylov:adi krylov:spectral (default: adi and spectral where the deck "
+      "separates, else adi and krylov)")(
       "tol", po::value<double>(&tol)->default_value(1e-10),
       "relative residual for double and mixed (float takes its default, which it reaches)")(
       "backend", po::value<std::string>(&backend)->default_value("cuda"), "cuda or cpu")(
@@ -110,8 +116,9 @@ int bench_poisson(const std::vector<std::string>& args) {
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << "usage: adi3d bench poisson [options]\n\n"
-                   "A Poisson deck solved as adi3d run solves it, by the ADI iteration and the direct\n"
-                   "(spectral) solve, in double, float and mixed precision (float sweeps, double residual), at\n"
+                   "A Poisson deck solved as adi3d run solves it, by the ADI iteration, the direct (spectral)\n"
+                   "solve or conjugate gradients (krylov), in double, float and mixed precision (float sweeps,\n"
+                   "double residual), at\n"
                    "each size: median wall time of the solve, iterations (mixed: float sweeps in refinements),\n"
                    "the relative residual and the error against the exact solution. Run from the repository\n"
                    "root (the default deck is read from inputs/).\n\n"
@@ -122,9 +129,10 @@ int bench_poisson(const std::vector<std::string>& args) {
     if (precisions.empty()) precisions = {"double", "float", "mixed"};
     for (const std::string& p : precisions)
       if (p != "double" && p != "float" && p != "mixed") throw po::error("--precisions takes double, float, mixed");
-    if (methods.empty()) methods = {"adi", "spectral"};
+    const std::vector<std::string> known{"adi", "spectral", "krylov", "krylov:adi", "krylov:spectral"};
     for (const std::string& m : methods)
-      if (m != "adi" && m != "spectral") throw po::error("--methods takes adi, spectral");
+      if (std::find(known.begin(), known.end(), m) == known.end())
+        throw po::error("--methods takes adi, spectral, krylov, krylov:adi, krylov:spectral");
     for (int n : options.sizes)
       if (n < 3) throw po::error("--sizes must be >= 3");
     if (backend != "cuda" && backend != "cpu") throw po::error("--backend must be cuda or cpu");
@@ -143,19 +151,17 @@ int bench_poisson(const std::vector<std::string>& args) {
   options.command_line = "adi3d bench poisson";
   for (const std::string& a : args) options.command_line += " " + a;
 
-  // The direct solve where the deck separates (auto's rule on one rank); asked for where
-  // it does not, the deck error says why.
-  {
+  // By default the direct solve where the deck's faces let it (a field that varies inside
+  // planes is then refused on its row), else conjugate gradients; asked for where it does
+  // not apply, the row says why.
+  if (methods.empty()) {
     const io::RunConfig probe = io::read_run_config(io::Deck::load(deck, {}));
     const bool separates = spectral_obstacle(probe.bc, false).none();
-    if (!separates && std::find(methods.begin(), methods.end(), "adi") != methods.end() && methods.size() > 1) {
-      std::printf("(%s does not separate: adi only)\n", deck.c_str());
-      methods = {"adi"};
-    }
+    methods = {"adi", separates ? "spectral" : "krylov"};
   }
   std::printf("Poisson: %s, %s backend, double and mixed to relative residual %g, float to its default\n",
               deck.c_str(), backend.c_str(), tol);
-  std::printf("%5s %-8s %-7s %9s %8s %10s %9s %9s %11s %11s %11s %8s\n", "n", "method", "prec", "tol", "iters",
+  std::printf("%5s %-15s %-7s %9s %8s %10s %9s %9s %11s %11s %11s %8s\n", "n", "method", "prec", "tol", "iters",
               "refinements", "wall s", "plan s", "residual", "L2 error", "max error", "vs adi");
   nlohmann::json rows = nlohmann::json::array();
   for (int n : options.sizes) {
@@ -163,13 +169,13 @@ int bench_poisson(const std::vector<std::string>& args) {
     for (const std::string& precision : precisions) {
       double adi_wall = 0;
       for (const std::string& method : methods) {
-        if (method == "spectral" && precision == "mixed") continue;  // mixed solves directly in double
+        if (method != "adi" && precision == "mixed") continue;  // mixed solves these in double
         nlohmann::json row;
         try {
           row = poisson_solve_row(deck, n, precision, precision == "float" ? 0.0 : tol, kind, options.repetitions,
                                   method);
         } catch (const std::invalid_argument& e) {  // a diffusivity field that is not one of z alone
-          std::printf("%5d %-8s %-7s %s\n", n, method.c_str(), precision.c_str(), e.what());
+          std::printf("%5d %-15s %-7s %s\n", n, method.c_str(), precision.c_str(), e.what());
           continue;
         }
         const double wall = row["wall_s"].get<double>();
@@ -180,7 +186,7 @@ int bench_poisson(const std::vector<std::string>& args) {
         const std::string refinements = row.contains("refinements") ? row["refinements"].dump() : "-";
         const std::string speedup =
             row.contains("speedup_vs_adi") ? fmt::format("{:.1f}x", row["speedup_vs_adi"].get<double>()) : "";
-        std::printf("%5d %-8s %-7s %9.1e %8ld %10s %9.4f %9.4f %11.2e %11.3e %11.3e %8s%s\n", n, method.c_str(),
+        std::printf("%5d %-15s %-7s %9.1e %8ld %10s %9.4f %9.4f %11.2e %11.3e %11.3e %8s%s\n", n, method.c_str(),
                     precision.c_str(), row["tolerance"].get<double>(), row["iterations"].get<long>(),
                     refinements.c_str(), wall, row["setup_s"].get<double>(), row["relative_residual"].get<double>(),
                     row.value("l2_error_vs_exact", -1.0), row.value("max_error_vs_exact", -1.0), speedup.c_str(),

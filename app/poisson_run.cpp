@@ -1,5 +1,7 @@
 #include "app/poisson_run.hpp"
 
+#include "app/rank_agreement.hpp"
+
 #include "app/backend_choice.hpp"
 #include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
@@ -37,6 +39,7 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   options.tol = result.tolerance = poisson_tolerance(config, problem.diffusion, *problem.forcing);
   options.max_iter = config.max_iter;
   options.cycle = config.adi_cycle;
+  options.preconditioner = krylov_preconditioner_choice(config);
 
   // Progress in digits of residual reduction: iterations are not known in advance. A mixed
   // solve counts float sweeps, each an iteration's work, and names the refinement.
@@ -57,12 +60,13 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   const auto start = std::chrono::steady_clock::now();
   const std::string device = backend.description();
   try {
-    if (poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend)) {
+    const io::PoissonMethod method = poisson_method(config, problem, backend);
+    if (method == io::PoissonMethod::spectral) {
       // One solve in T; with solver.precision = mixed T is double: the direct solve needs no
       // float sweeps to reach double's residual.
       PoissonSpectral<T> solver(backend, problem.diffusion, *problem.forcing, options);
       result.report = solver.solve(u.data());
-    } else if (config.method == io::PoissonMethod::krylov) {
+    } else if (method == io::PoissonMethod::krylov) {
       // In T; with solver.precision = mixed T is double (the sweeps of a mixed solve are ADI's).
       PoissonKrylov<T> solver(backend, problem.diffusion, *problem.forcing, options);
       result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
@@ -108,17 +112,19 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
 }
 
 template <class T>
-bool poisson_runs_spectral(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
-                           Backend<T>& backend) {
-  switch (config.method) {
-    case io::PoissonMethod::spectral:
-      return true;
-    case io::PoissonMethod::adi:
-    case io::PoissonMethod::krylov:
-      return false;
-    default:
-      return spectral_obstacle(diffusion, forcing, backend).none();
+io::PoissonMethod poisson_method(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend) {
+  if (config.method != io::PoissonMethod::automatic) return config.method;
+  const Diffusion<T>& d = problem.diffusion;
+  if (!d.slab.distributed()) {
+    const SpectralObstacle obstacle = spectral_obstacle(d, *problem.forcing, backend);
+    if (obstacle.none()) return io::PoissonMethod::spectral;
+    if (obstacle.face == -1) return io::PoissonMethod::krylov;  // one rank: -1 is alpha
   }
+  const bool field = !d.alpha_field.empty() || d.backend_alpha;
+  bool varies = field && !spectral_layers(d, backend).has_value();
+  // Each rank sees its own planes; they must choose alike.
+  if (Communicator* comm = ranks_of(problem.comm)) varies = lowest_rank_with(varies, comm) >= 0;
+  return varies ? io::PoissonMethod::krylov : io::PoissonMethod::adi;
 }
 
 template <class T>
@@ -126,10 +132,8 @@ double poisson_tolerance(const io::RunConfig& config, const Diffusion<T>& diffus
   return config.tol > 0 ? config.tol : default_tolerance(diffusion, robin_h_ranges(diffusion.whole_bc(), forcing));
 }
 
-template bool poisson_runs_spectral(const io::RunConfig&, const Diffusion<float>&, const Forcing<float>&,
-                                    Backend<float>&);
-template bool poisson_runs_spectral(const io::RunConfig&, const Diffusion<double>&, const Forcing<double>&,
-                                    Backend<double>&);
+template io::PoissonMethod poisson_method(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&);
+template io::PoissonMethod poisson_method(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&);
 template double poisson_tolerance(const io::RunConfig&, const Diffusion<float>&, const Forcing<float>&);
 template double poisson_tolerance(const io::RunConfig&, const Diffusion<double>&, const Forcing<double>&);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool,

@@ -20,11 +20,25 @@ struct PoissonResult {
   RunTimings timings;  // all but setup (the caller's)
 };
 
-// Whether the run solves directly (poisson_spectral.hpp): solver.method = spectral, or auto
-// where the problem separates and the run has one rank.
+// The method the run solves by: solver.method, or for auto the direct solve where the
+// problem separates and the run has one rank (poisson_spectral.hpp), conjugate gradients
+// where alpha varies inside planes (poisson_krylov.hpp: the ADI iteration takes several
+// times their steps there, or diverges: docs/numerics.md), else the ADI iteration.
+// Collective on a split run (its ranks agree).
 template <class T>
-bool poisson_runs_spectral(const io::RunConfig& config, const Diffusion<T>& diffusion, const Forcing<T>& forcing,
-                           Backend<T>& backend);
+io::PoissonMethod poisson_method(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend);
+
+// solver.preconditioner as the Krylov solve takes it.
+inline KrylovPreconditioner krylov_preconditioner_choice(const io::RunConfig& config) {
+  switch (config.preconditioner) {
+    case io::PreconditionerChoice::spectral:
+      return KrylovPreconditioner::spectral;
+    case io::PreconditionerChoice::adi:
+      return KrylovPreconditioner::adi;
+    default:
+      return KrylovPreconditioner::automatic;
+  }
+}
 
 // solver.tol, or where the deck names none, what the solve's precision reaches
 // (default_tolerance: float's from the grid; double's for double and mixed).

@@ -211,20 +211,28 @@ template <class T>
 int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend,
             const Reporting& how, nlohmann::json& summary) {
   const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
-  const bool spectral = poisson_runs_spectral(config, problem.diffusion, *problem.forcing, backend);
+  const io::PoissonMethod method = poisson_method(config, problem, backend);
+  const bool spectral = method == io::PoissonMethod::spectral;
+  const bool krylov = method == io::PoissonMethod::krylov;
+  const bool automatic = config.method == io::PoissonMethod::automatic;
   if (spectral)
     std::printf("  poisson: method spectral: one direct solve%s, tol = %g%s%s\n",
                 config.method == io::PoissonMethod::automatic ? " (auto: the problem separates)" : "", tol,
                 config.tol > 0 ? "" : " (the precision's default)",
                 config.mixed ? ", mixed precision: solved in double" : "");
-  else if (config.method == io::PoissonMethod::krylov)
-    std::printf("  poisson: method krylov: conjugate gradients, preconditioned by the direct solve of the plane-mean "
-                "alpha, tol = %g%s, max_iter = %ld\n",
-                tol, config.tol > 0 ? "" : " (the precision's default)", config.max_iter);
+  else if (krylov)
+    std::printf("  poisson: method krylov%s: conjugate gradients, preconditioned by %s%s, tol = %g%s, max_iter = %ld%s\n",
+                automatic ? " (auto: alpha varies inside planes)" : "",
+                krylov_preconditioner(problem.diffusion, *problem.forcing, krylov_preconditioner_choice(config)) ==
+                        KrylovPreconditioner::spectral
+                    ? "the direct solve of the plane-mean alpha"
+                    : "a cycle of ADI steps",
+                config.preconditioner == io::PreconditionerChoice::automatic ? " (auto)" : "", tol,
+                config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
+                config.mixed ? ", mixed precision: solved in double" : "");
   else
     std::printf("  poisson: method adi%s, tol = %g%s, max_iter = %ld%s\n",
-                config.method == io::PoissonMethod::automatic ? " (auto)" : "", tol,
-                config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
+                automatic ? " (auto)" : "", tol, config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
                 config.mixed ? ", mixed precision: float sweeps, double residual" : "");
   std::fflush(stdout);
   std::unique_ptr<SnapshotPipeline<T>> outputs;
@@ -235,11 +243,13 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                               : p.stopped   ? "NOT converged, interrupted"
                               : p.stagnated ? "NOT converged, stagnated"
                                             : "NOT converged";
-  const bool krylov = config.method == io::PoissonMethod::krylov;
   std::printf("summary\n");
   if (spectral)
     std::printf("  method       spectral: one direct solve (%s), transforms planned in %.3g s\n", outcome.c_str(),
                 p.setup_seconds);
+  else if (krylov && !p.taus.empty())
+    std::printf("  iterations   %ld conjugate gradients (%s), each preconditioned by a cycle of %zu ADI steps\n",
+                p.iterations, outcome.c_str(), p.taus.size());
   else if (krylov)
     std::printf("  iterations   %ld conjugate gradients (%s)\n", p.iterations, outcome.c_str());
   else if (config.mixed)
@@ -289,6 +299,8 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   }
   if (!p.converged && p.stagnated) {
     // Rounding, not a fault: the result stands, and the line says what would go further.
+    // An ADI iteration whose residual grew is no rounding: alpha's variation undoes it.
+    const bool diverged = !spectral && !krylov && p.relative_residual > 1;
     std::string why;
     if (spectral)
       why = fmt::format("the direct solve is exact up to {}'s rounding, which this grid's condition amplifies to "
@@ -300,6 +312,9 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                         "solver.tol{}",
                         std::is_same_v<T, float> ? "float" : "double",
                         std::is_same_v<T, float> ? " or solver.precision = double" : "");
+    else if (diverged)
+      why = "the ADI iteration can diverge where alpha varies strongly inside planes; solver.method = krylov (or "
+            "auto) converges there";
     else if (std::is_same_v<T, float>)
       why = fmt::format("float's rounding floor on this grid (float's default solver.tol here, {:.1e}, is above it); "
                         "solver.precision = mixed (float sweeps, double residual) reaches double's tolerances",
@@ -312,13 +327,14 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
     // The ADI iteration can stall far above rounding where alpha jumps inside a plane (a
     // stack with vias): conjugate gradients take those problems.
     const bool field = !problem.diffusion.alpha_field.empty() || problem.diffusion.backend_alpha;
-    if (!spectral && !krylov && field && krylov_obstacle(problem.diffusion, *problem.forcing).empty())
-      why += "; where alpha varies strongly inside a plane, solver.method = krylov converges";
+    if (!spectral && !krylov && field && !diverged)
+      why += "; where alpha varies strongly inside a plane, solver.method = krylov (or auto) converges";
     if (problem.root())
       std::fprintf(stderr,
-                   "adi3d: warning: Poisson iteration stagnated at relative residual %.3e after %ld iterations, "
+                   "adi3d: warning: Poisson iteration %s at relative residual %.3e after %ld iterations, "
                    "above solver.tol = %g: %s; %s (exit %d)\n",
-                   p.relative_residual, p.iterations, tol, why.c_str(), written.c_str(), kExitNotConverged);
+                   diverged ? "diverged" : "stagnated", p.relative_residual, p.iterations, tol, why.c_str(),
+                   written.c_str(), kExitNotConverged);
     return kExitNotConverged;
   }
   if (!p.converged) {
@@ -385,10 +401,18 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
   // sampled; its solve's memory is then not in the preflight.)
   const bool direct = config.problem == io::ProblemType::poisson && config.method != io::PoissonMethod::adi &&
                       !problem.distributed() && !alpha_field && spectral_obstacle(config.bc, false).none();
-  // A Krylov solve adds its six vectors and its preconditioner's direct solve.
-  const bool krylov = config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::krylov;
-  const int fields = 3 + problem.forcing->has_source() + alpha_field +
-                     (direct || krylov ? (config.bc.periodic(2) ? 8 : 6) : 0) + (krylov ? 6 : 0);
+  // A Krylov solve (auto's where alpha is a field: it may vary inside planes) adds its six
+  // vectors and its preconditioner: the direct solve's working memory, or an ADI stepper's
+  // source and right-hand side.
+  const bool krylov = config.problem == io::ProblemType::poisson &&
+                      (config.method == io::PoissonMethod::krylov ||
+                       (config.method == io::PoissonMethod::automatic && alpha_field));
+  const bool krylov_direct =
+      krylov && krylov_preconditioner(problem.diffusion, *problem.forcing, krylov_preconditioner_choice(config)) ==
+                    KrylovPreconditioner::spectral;
+  const int direct_fields = config.bc.periodic(2) ? 8 : 6;
+  const int fields = 3 + problem.forcing->has_source() + alpha_field + (direct || krylov_direct ? direct_fields : 0) +
+                     (krylov ? (krylov_direct ? 6 : 8) : 0);
   const Grid3& local = problem.diffusion.grid;
   // The work, for auto's choice on one rank (ranks must all choose alike: several take the
   // GPU where there is one). A Poisson iteration costs about a step and a half; 40 of them.
@@ -413,8 +437,10 @@ int run_typed(const io::Deck& deck, const io::RunConfig& config, Reporting how,
     if (!obstacle.none()) deck.fail("solver.method", obstacle.refusal());
   }
   if (config.problem == io::ProblemType::poisson && config.method == io::PoissonMethod::krylov) {
-    const std::string obstacle = krylov_obstacle(problem.diffusion, *problem.forcing);
-    if (!obstacle.empty()) deck.fail("solver.method", "krylov does not apply: " + obstacle + "; use adi or auto");
+    const std::string obstacle =
+        krylov_obstacle(problem.diffusion, *problem.forcing,
+                        krylov_preconditioner(problem.diffusion, *problem.forcing, krylov_preconditioner_choice(config)));
+    if (!obstacle.empty()) deck.fail("solver.preconditioner", obstacle);
   }
   how.before.initial = seconds_since(sampling);
   if (problem.diffusivity) how.before.compile = problem.diffusivity->compile_seconds();

@@ -30,8 +30,12 @@ const std::vector<KeySpec>& deck_schema() {
       {"solver.max_iter", false, "1000", "Poisson: iteration limit (exit 1 when reached)"},
       {"solver.cycle", false, "0", "Poisson: ADI parameters per cycle (0 chooses from the spectrum)"},
       {"solver.method", false, "auto",
-       "Poisson: auto (spectral where the problem separates, else adi), adi (the ADI iteration) or spectral "
-       "(one direct solve: alpha constant per axis or of z alone, x and y faces alike, one rank)"},
+       "Poisson: auto (spectral where the problem separates, else adi), adi (the ADI iteration), spectral "
+       "(one direct solve: alpha constant per axis or of z alone, x and y faces alike, one rank) or krylov "
+       "(conjugate gradients: alpha that varies inside planes)"},
+      {"solver.preconditioner", false, "auto",
+       "krylov: auto (spectral where it applies, else adi), spectral (direct solve of the plane-mean alpha; "
+       "one rank) or adi (a cycle of ADI steps; any faces and ranks)"},
       {"output.dir", false, "output", "directory for results (created if absent)"},
       {"output.every", false, "0", "write a snapshot every N steps (0: only the final state)"},
       {"output.formats", false, "none", "any of: hdf5 vtk; or none"},

@@ -253,6 +253,12 @@ RunConfig read_run_config(const Deck& deck) {
                                     {"krylov", PoissonMethod::krylov}});
   if (c.method != PoissonMethod::automatic && c.problem != ProblemType::poisson)
     deck.fail("solver.method", "is for problem.type = poisson; heat runs step by ADI");
+  c.preconditioner = choose<PreconditionerChoice>(deck, "solver.preconditioner", "auto",
+                                                  {{"auto", PreconditionerChoice::automatic},
+                                                   {"spectral", PreconditionerChoice::spectral},
+                                                   {"adi", PreconditionerChoice::adi}});
+  if (deck.has("solver.preconditioner") && c.method != PoissonMethod::krylov)
+    deck.fail("solver.preconditioner", "is for solver.method = krylov");
   if (c.method == PoissonMethod::spectral) {
     // A diffusivity field may be one of z alone: checked where it is sampled (run_command.cpp).
     const SpectralObstacle obstacle = spectral_obstacle(c.bc, false);
@@ -283,6 +289,9 @@ const char* to_string(PoissonMethod m) {
          : m == PoissonMethod::spectral ? "spectral"
          : m == PoissonMethod::krylov   ? "krylov"
                                         : "auto";
+}
+const char* to_string(PreconditionerChoice p) {
+  return p == PreconditionerChoice::spectral ? "spectral" : p == PreconditionerChoice::adi ? "adi" : "auto";
 }
 const char* RunConfig::precision_name() const { return mixed ? "mixed" : to_string(precision); }
 const char* to_string(BackendChoice b) {

@@ -20,6 +20,8 @@ enum class BackendChoice { automatic, cpu, cuda };
 // solver.method for Poisson: auto takes spectral where the problem separates (and the run
 // has one rank), else adi.
 enum class PoissonMethod { automatic, adi, spectral, krylov };
+// solver.preconditioner for krylov: auto takes the direct solve where it applies, else adi.
+enum class PreconditionerChoice { automatic, spectral, adi };
 
 struct FormulaText {
   std::string text;
@@ -73,6 +75,7 @@ struct RunConfig {
   long max_iter = 1000;
   int adi_cycle = 0;  // 0: chosen from the eigenvalue spread
   PoissonMethod method = PoissonMethod::automatic;
+  PreconditionerChoice preconditioner = PreconditionerChoice::automatic;
   OutputConfig output;
   std::optional<FormulaText> exact;
 
@@ -87,5 +90,6 @@ const char* to_string(ProblemType p);
 const char* to_string(Precision p);
 const char* to_string(BackendChoice b);
 const char* to_string(PoissonMethod m);
+const char* to_string(PreconditionerChoice p);
 
 }  // namespace adi3d::io

@@ -246,7 +246,7 @@ void PoissonAdi<T>::iterate(DouglasStepper<T>& stepper, T* u, PoissonReport& rep
                             const std::function<bool()>& stop, long phase) const {
   report.lambda_min = bounds_.lambda_min;
   report.lambda_max = bounds_.lambda_max;
-  report.taus = adi_parameters(bounds_, options_.cycle);
+  report.taus = parameters();
 
   Norms rhs{};
   for (long k = 0; k < options_.max_iter; ++k) {

@@ -18,10 +18,16 @@
 
 namespace adi3d {
 
+// What preconditions a Krylov solve (poisson_krylov.hpp): the direct solve of the
+// plane-mean problem, a cycle of ADI steps, or (automatic) the direct solve where it takes
+// the problem.
+enum class KrylovPreconditioner { automatic, spectral, adi };
+
 struct PoissonOptions {
   double tol = 1e-8;
   long max_iter = 1000;
   int cycle = 0;  // parameters per cycle; 0 chooses from the eigenvalue spread
+  KrylovPreconditioner preconditioner = KrylovPreconditioner::automatic;
 };
 
 struct PoissonReport {
@@ -107,6 +113,10 @@ class PoissonAdi {
   // A singular problem's u to zero mean; the relative residual of u (to
   // report.initial_residual), converged where it meets options.tol. Uses stepper's scratch.
   void finish(DouglasStepper<T>& stepper, T* u, PoissonReport& report);
+  // The cycle of pseudo-time steps iterate() takes, from the spectrum's bounds (spectrum_bounds
+  // unless set otherwise).
+  std::vector<double> parameters() const { return adi_parameters(bounds_, options_.cycle); }
+  void set_bounds(SpectrumBounds bounds) { bounds_ = bounds; }
   void set_tol(double tol) { options_.tol = tol; }
   void set_max_iter(long max_iter) { options_.max_iter = max_iter; }
 

@@ -224,7 +224,16 @@ TEST_F(Cli, BenchPoissonComparesThePrecisions) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   EXPECT_EQ(json.find("\"converged\": false"), std::string::npos) << json;
   EXPECT_EQ(run("bench poisson --precisions half").code, 2);
-  EXPECT_EQ(run("bench poisson --methods krylov").code, 2);
+  EXPECT_EQ(run("bench poisson --methods cg").code, 2);
+  // A deck whose alpha varies inside planes: the iteration (which diverges there) beside
+  // conjugate gradients with each preconditioner.
+  const Outcome vias = run(std::string("bench poisson --backend cpu --sizes 9 --repetitions 1 --precisions double ") +
+                           "--methods adi krylov:spectral krylov:adi --deck " + ADI3D_SOURCE_DIR +
+                           "/inputs/chip_vias.ini --json " + (dir_ / "vias.json").string());
+  ASSERT_EQ(vias.code, 0) << vias.err;
+  const std::string rows = slurp(dir_ / "vias.json");
+  for (const char* key : {"\"method\": \"adi\"", "\"method\": \"krylov:spectral\"", "\"method\": \"krylov:adi\""})
+    EXPECT_NE(rows.find(key), std::string::npos) << key << " in " << rows;
 }
 
 // solver.method: auto solves a separable deck directly and says so; the two-layer slab
@@ -257,25 +266,49 @@ TEST_F(Cli, PoissonMethodIsChosenAndReported) {
   EXPECT_NE(adi.out.find("method adi,"), std::string::npos) << adi.out;
 }
 
-// solver.method = krylov: the slab's exact piecewise-linear solution with vias added in the
-// low layer (alpha along x and y: the direct solve refuses it), then its refusal of a
-// problem nothing anchors, one line at the key.
-TEST_F(Cli, KrylovMethodSolvesAFieldAndRefusesSingularProblems) {
+// Conjugate gradients: auto takes them where alpha varies inside planes (the slab with a
+// column of other alpha in its low layer), preconditioned by the direct solve and saying
+// so; a singular problem with such a field converges too; the direct solve asked for as
+// preconditioner where a face keeps it out is a one-line error at the key; and the ADI
+// iteration asked for on a stack with vias diverges with a warning that names krylov.
+TEST_F(Cli, KrylovMethodIsAutosForFieldsThatVaryInsidePlanes) {
   const std::string vias = "--set \"material.diffusivity=formula z < 0.5 ? ((x > 0.4 && x < 0.6) ? 50 : 1) : 100\" ";
   const Outcome k = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " + vias +
-                        "--set solver.method=krylov --set output.dir=" + (dir_ / "krylov").string());
+                        "--set output.dir=" + (dir_ / "krylov").string());
   EXPECT_EQ(k.code, 0) << k.err;
-  EXPECT_NE(k.out.find("method krylov: conjugate gradients"), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find("method krylov (auto: alpha varies inside planes): conjugate gradients, preconditioned by "
+                       "the direct solve of the plane-mean alpha (auto)"),
+            std::string::npos)
+      << k.out;
   EXPECT_NE(k.out.find("conjugate gradients (converged)"), std::string::npos) << k.out;
   EXPECT_NE(slurp(dir_ / "krylov" / "summary.json").find("\"method\": \"krylov\""), std::string::npos);
-  const Outcome singular = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
-                               "--set solver.method=krylov --set output.dir=" + (dir_ / "singular").string());
-  EXPECT_EQ(singular.code, 2);
-  EXPECT_EQ(lines(singular.err), 1) << singular.err;
-  EXPECT_NE(singular.err.find("solver.method"), std::string::npos) << singular.err;
-  EXPECT_NE(singular.err.find("krylov does not apply: no Dirichlet face and no Robin face anchors u"),
-            std::string::npos)
-      << singular.err;
+  const Outcome cycles = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " + vias +
+                             "--set solver.method=krylov --set solver.preconditioner=adi --set output.dir=" +
+                             (dir_ / "cycles").string());
+  EXPECT_EQ(cycles.code, 0) << cycles.err;
+  EXPECT_NE(cycles.out.find("preconditioned by a cycle of ADI steps, tol"), std::string::npos) << cycles.out;
+  EXPECT_NE(cycles.out.find("each preconditioned by a cycle of"), std::string::npos) << cycles.out;
+  const Outcome singular =
+      run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
+          "--set \"material.diffusivity=formula 1 + 0.5*sin(pi*x)*cos(pi*y)\" --set output.dir=" +
+          (dir_ / "singular").string());
+  EXPECT_EQ(singular.code, 0) << singular.err;
+  EXPECT_NE(singular.out.find("conjugate gradients (converged)"), std::string::npos) << singular.out;
+  const Outcome robin = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " + vias +
+                            "--set solver.method=krylov --set solver.preconditioner=spectral " +
+                            "--set \"boundary.x-=robin 1 ; 0\" --set output.dir=" + (dir_ / "robin").string());
+  EXPECT_EQ(robin.code, 2);
+  EXPECT_EQ(lines(robin.err), 1) << robin.err;
+  EXPECT_NE(robin.err.find("solver.preconditioner"), std::string::npos) << robin.err;
+  EXPECT_NE(robin.err.find("the x- face is robin"), std::string::npos) << robin.err;
+  const Outcome diverging = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/chip_vias.ini -q " +
+                                "--set solver.method=adi --set \"grid.n=17 17 21\" --set output.formats=none " +
+                                "--set output.dir=" + (dir_ / "diverging").string());
+  EXPECT_EQ(diverging.code, 3);
+  EXPECT_EQ(lines(diverging.err), 1) << diverging.err;
+  EXPECT_NE(diverging.err.find("Poisson iteration diverged"), std::string::npos) << diverging.err;
+  EXPECT_NE(diverging.err.find("solver.method = krylov (or auto) converges there"), std::string::npos)
+      << diverging.err;
 }
 
 TEST_F(Cli, PoissonThatDoesNotConvergeExitsOneWithTheResidual) {
