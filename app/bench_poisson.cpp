@@ -50,7 +50,7 @@ nlohmann::json solve_row(const io::Deck& deck, const io::RunConfig& config, Back
   nlohmann::json row{{"n", config.grid.n[0]},
                      {"precision", config.precision_name()},
                      {"backend", backend->description()},
-                     {"method", p.method},
+                     {"solved_by", p.method},
                      {"tolerance", last.tolerance},
                      {"iterations", p.iterations},
                      {"wall_s", wall},
@@ -61,6 +61,7 @@ nlohmann::json solve_row(const io::Deck& deck, const io::RunConfig& config, Back
                      {"converged", p.converged},
                      {"stagnated", p.stagnated},
                      {"parameters_per_cycle", p.taus.size()}};
+  if (last.abandoned) row["abandoned_adi_iterations"] = last.abandoned->iterations;
   if (config.mixed) row.update({{"refinements", p.refinements}, {"refinement_history", p.refinement_history}});
   if (last.error) row.update({{"l2_error_vs_exact", last.error->l2}, {"max_error_vs_exact", last.error->max}});
   return row;
@@ -103,7 +104,7 @@ int bench_poisson(const std::vector<std::string>& args) {
       "precisions", po::value<std::vector<std::string>>(&precisions)->multitoken(),
       "any of: double float mixed (default: all three)")(
       "methods", po::value<std::vector<std::string>>(&methods)->multitoken(),
-      "any of: adi spectral krylov krylov:adi krylov:spectral (default: adi and spectral where the deck "
+      "any of: auto adi spectral krylov krylov:adi krylov:spectral (default: adi and spectral where the deck "
       "separates, else adi and krylov)")(
       "tol", po::value<double>(&tol)->default_value(1e-10),
       "relative residual for double and mixed (float takes its default, which it reaches)")(
@@ -129,10 +130,10 @@ int bench_poisson(const std::vector<std::string>& args) {
     if (precisions.empty()) precisions = {"double", "float", "mixed"};
     for (const std::string& p : precisions)
       if (p != "double" && p != "float" && p != "mixed") throw po::error("--precisions takes double, float, mixed");
-    const std::vector<std::string> known{"adi", "spectral", "krylov", "krylov:adi", "krylov:spectral"};
+    const std::vector<std::string> known{"auto", "adi", "spectral", "krylov", "krylov:adi", "krylov:spectral"};
     for (const std::string& m : methods)
       if (std::find(known.begin(), known.end(), m) == known.end())
-        throw po::error("--methods takes adi, spectral, krylov, krylov:adi, krylov:spectral");
+        throw po::error("--methods takes auto, adi, spectral, krylov, krylov:adi, krylov:spectral");
     for (int n : options.sizes)
       if (n < 3) throw po::error("--sizes must be >= 3");
     if (backend != "cuda" && backend != "cpu") throw po::error("--backend must be cuda or cpu");

@@ -1,7 +1,5 @@
 #include "app/poisson_run.hpp"
 
-#include "app/rank_agreement.hpp"
-
 #include "app/backend_choice.hpp"
 #include "app/finite_check.hpp"
 #include "app/heat_run.hpp"
@@ -61,6 +59,16 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   const std::string device = backend.description();
   try {
     const io::PoissonMethod method = poisson_method(config, problem, backend);
+    // auto: the ADI iteration, abandoned where it diverges (alpha that varies strongly
+    // inside planes undoes it: docs/numerics.md) for conjugate gradients from the guess.
+    const bool may_abandon = config.method == io::PoissonMethod::automatic;
+    double latest = 0;
+    bool diverged = false;
+    const auto watch = [&](long k, long refinement, double relative) {
+      latest = relative;
+      show(k, refinement, relative);
+    };
+    const auto stop_adi = [&] { return stopping() || (diverged = may_abandon && latest > kAdiDiverged); };
     if (method == io::PoissonMethod::spectral) {
       // One solve in T; with solver.precision = mixed T is double: the direct solve needs no
       // float sweeps to reach double's residual.
@@ -74,12 +82,20 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
       if constexpr (std::is_same_v<T, double>) {
         const std::unique_ptr<Backend<float>> sweeps = companion_backend(backend, problem.diffusion.slab, problem.comm);
         PoissonMixed solver(backend, *sweeps, problem.diffusion, *problem.forcing, options);
-        result.report = solver.solve(u.data(), show, stopping);
+        result.report = solver.solve(u.data(), watch, stop_adi);
       } else {
         throw std::logic_error("solver.precision = mixed runs with a double problem");
       }
     } else {
       PoissonAdi<T> solver(backend, problem.diffusion, *problem.forcing, options);
+      result.report = solver.solve(u.data(), [&](long k, double relative) { watch(k, 0, relative); }, stop_adi);
+    }
+    const PoissonReport& tried = result.report;
+    if (method == io::PoissonMethod::adi && may_abandon && !result.stopped_by &&
+        (diverged || tried.non_finite || (tried.stagnated && tried.relative_residual > 1))) {
+      result.abandoned = result.report;
+      problem.initial->sample(0.0, u.data(), backend);
+      PoissonKrylov<T> solver(backend, problem.diffusion, *problem.forcing, options);
       result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
     }
     stop.finish();
@@ -114,17 +130,8 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
 template <class T>
 io::PoissonMethod poisson_method(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend) {
   if (config.method != io::PoissonMethod::automatic) return config.method;
-  const Diffusion<T>& d = problem.diffusion;
-  if (!d.slab.distributed()) {
-    const SpectralObstacle obstacle = spectral_obstacle(d, *problem.forcing, backend);
-    if (obstacle.none()) return io::PoissonMethod::spectral;
-    if (obstacle.face == -1) return io::PoissonMethod::krylov;  // one rank: -1 is alpha
-  }
-  const bool field = !d.alpha_field.empty() || d.backend_alpha;
-  bool varies = field && !spectral_layers(d, backend).has_value();
-  // Each rank sees its own planes; they must choose alike.
-  if (Communicator* comm = ranks_of(problem.comm)) varies = lowest_rank_with(varies, comm) >= 0;
-  return varies ? io::PoissonMethod::krylov : io::PoissonMethod::adi;
+  return spectral_obstacle(problem.diffusion, *problem.forcing, backend).none() ? io::PoissonMethod::spectral
+                                                                               : io::PoissonMethod::adi;
 }
 
 template <class T>

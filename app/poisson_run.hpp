@@ -11,8 +11,15 @@
 
 namespace adi3d::app {
 
+// auto abandons an ADI iteration whose residual grows past this (relative to its first):
+// the iteration has diverged. Converging ones peak far below it (docs/numerics.md).
+constexpr double kAdiDiverged = 1e3;
+
 struct PoissonResult {
   PoissonReport report;
+  // auto: the ADI iteration that diverged before report's conjugate gradients (from the same
+  // initial guess) solved the problem.
+  std::optional<PoissonReport> abandoned;
   double tolerance = 0;  // the relative residual asked for (poisson_tolerance)
   double wall_seconds = 0;
   int stopped_by = 0;  // the signal that ended the iteration early (stop_signals.hpp), else 0
@@ -21,10 +28,11 @@ struct PoissonResult {
 };
 
 // The method the run solves by: solver.method, or for auto the direct solve where the
-// problem separates and the run has one rank (poisson_spectral.hpp), conjugate gradients
-// where alpha varies inside planes (poisson_krylov.hpp: the ADI iteration takes several
-// times their steps there, or diverges: docs/numerics.md), else the ADI iteration.
-// Collective on a split run (its ranks agree).
+// problem separates and the run has one rank (poisson_spectral.hpp), else the ADI
+// iteration, which run_poisson abandons for conjugate gradients (poisson_krylov.hpp) where
+// it diverges. Where both converge, the ADI iteration is the faster on a GPU: measured on
+// an H100 at 257^3 (docs/perf/poisson_krylov_h100.json), inputs/poisson_variable.ini in
+// 72 ms against 75 ms (CG, ADI cycles) and 228 ms (CG, direct solve of the plane means).
 template <class T>
 io::PoissonMethod poisson_method(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend);
 

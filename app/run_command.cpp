@@ -213,32 +213,37 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   const double tol = poisson_tolerance(config, problem.diffusion, *problem.forcing);
   const io::PoissonMethod method = poisson_method(config, problem, backend);
   const bool spectral = method == io::PoissonMethod::spectral;
-  const bool krylov = method == io::PoissonMethod::krylov;
   const bool automatic = config.method == io::PoissonMethod::automatic;
+  const auto preconditioned_by = [&] {
+    return krylov_preconditioner(problem.diffusion, *problem.forcing, krylov_preconditioner_choice(config)) ==
+                   KrylovPreconditioner::spectral
+               ? "the direct solve of the plane-mean alpha"
+               : "a cycle of ADI steps";
+  };
   if (spectral)
     std::printf("  poisson: method spectral: one direct solve%s, tol = %g%s%s\n",
                 config.method == io::PoissonMethod::automatic ? " (auto: the problem separates)" : "", tol,
                 config.tol > 0 ? "" : " (the precision's default)",
                 config.mixed ? ", mixed precision: solved in double" : "");
-  else if (krylov)
-    std::printf("  poisson: method krylov%s: conjugate gradients, preconditioned by %s%s, tol = %g%s, max_iter = %ld%s\n",
-                automatic ? " (auto: alpha varies inside planes)" : "",
-                krylov_preconditioner(problem.diffusion, *problem.forcing, krylov_preconditioner_choice(config)) ==
-                        KrylovPreconditioner::spectral
-                    ? "the direct solve of the plane-mean alpha"
-                    : "a cycle of ADI steps",
-                config.preconditioner == io::PreconditionerChoice::automatic ? " (auto)" : "", tol,
+  else if (method == io::PoissonMethod::krylov)
+    std::printf("  poisson: method krylov: conjugate gradients, preconditioned by %s%s, tol = %g%s, max_iter = %ld%s\n",
+                preconditioned_by(), config.preconditioner == io::PreconditionerChoice::automatic ? " (auto)" : "", tol,
                 config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
                 config.mixed ? ", mixed precision: solved in double" : "");
   else
     std::printf("  poisson: method adi%s, tol = %g%s, max_iter = %ld%s\n",
-                automatic ? " (auto)" : "", tol, config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
+                automatic ? " (auto; conjugate gradients if it diverges)" : "", tol, config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
                 config.mixed ? ", mixed precision: float sweeps, double residual" : "");
   std::fflush(stdout);
   std::unique_ptr<SnapshotPipeline<T>> outputs;
   if (config.output.hdf5 || config.output.vtk) outputs = SnapshotPipeline<T>::for_run(config, problem);
   const PoissonResult r = run_poisson(config, problem, backend, how.interactive, outputs.get());
   const PoissonReport& p = r.report;
+  const bool krylov = std::string(p.method) == "krylov";
+  if (r.abandoned)
+    std::printf("  poisson: the ADI iteration diverged (relative residual %.3g after %ld iterations): conjugate "
+                "gradients from the initial guess, preconditioned by %s\n",
+                r.abandoned->relative_residual, r.abandoned->iterations, preconditioned_by());
   const std::string outcome = p.converged   ? "converged"
                               : p.stopped   ? "NOT converged, interrupted"
                               : p.stagnated ? "NOT converged, stagnated"
@@ -278,6 +283,9 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                   {"adi_parameters", p.taus},
                   {"source_shift", p.source_shift},
                   {"wall_seconds", r.wall_seconds}});
+  if (r.abandoned)
+    summary["abandoned_adi"] = {{"iterations", r.abandoned->iterations},
+                                {"relative_residual", r.abandoned->relative_residual}};
   if (config.mixed && !spectral)
     summary.update({{"refinements", p.refinements}, {"refinement_history", p.refinement_history}});
   print_errors(r.error, summary);

@@ -25,12 +25,13 @@ const std::vector<KeySpec>& deck_schema() {
       {"solver.precision", false, "double",
        "float, double or mixed (Poisson: float sweeps, double residual; reaches double's tolerances)"},
       {"solver.device", false, "0", "CUDA device index"},
-      {"solver.tol", false, "1e-8 (double, mixed); float: from the grid, >= 1e-5",
+      {"solver.tol", false, "1e-8 (double, mixed); float: from the grid, 1e-5 to 1e-3",
        "Poisson: relative residual to reach"},
       {"solver.max_iter", false, "1000", "Poisson: iteration limit (exit 1 when reached)"},
       {"solver.cycle", false, "0", "Poisson: ADI parameters per cycle (0 chooses from the spectrum)"},
       {"solver.method", false, "auto",
-       "Poisson: auto (spectral where the problem separates, else adi), adi (the ADI iteration), spectral "
+       "Poisson: auto (spectral where the problem separates, else adi, and krylov where adi diverges), adi (the "
+       "ADI iteration), spectral "
        "(one direct solve: alpha constant per axis or of z alone, x and y faces alike, one rank) or krylov "
        "(conjugate gradients: alpha that varies inside planes)"},
       {"solver.preconditioner", false, "auto",

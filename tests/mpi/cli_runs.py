@@ -324,8 +324,17 @@ def poisson(ranks, out, *sets):
 result = poisson(1, os.path.join(work, "poisson_one"))
 expect(result.returncode == 0 and "method spectral" in result.stdout, "Poisson on one rank: auto solves directly")
 result = poisson(2, os.path.join(work, "poisson_two"))
-expect(result.returncode == 0 and "method adi (auto)" in result.stdout,
+expect(result.returncode == 0 and "method adi (auto;" in result.stdout,
        f"Poisson on 2 ranks: auto takes adi (exit {result.returncode})")
+# Where the ADI iteration diverges (a stack with vias), auto goes on by conjugate gradients,
+# on 2 ranks preconditioned by ADI cycles (the direct solve runs on one rank).
+result = subprocess.run(([mpiexec, "-np", "2", "--oversubscribe"]) + [
+    adi3d, "run", os.path.join(source, "inputs", "chip_vias.ini"), "--quiet", "--set", "solver.method=auto",
+    "--set", f"output.dir={os.path.join(work, 'vias_two')}", "--set", "solver.backend=cpu", "--set",
+    "grid.n=17 17 21", "--set", "output.formats=none"], env=env, capture_output=True, text=True)
+expect(result.returncode == 0 and "the ADI iteration diverged" in result.stdout and
+       "conjugate gradients (converged), each preconditioned by a cycle of" in result.stdout,
+       f"Poisson on 2 ranks: a diverging ADI iteration gives way to conjugate gradients (exit {result.returncode})")
 result = poisson(2, os.path.join(work, "poisson_spectral"), "solver.method=spectral")
 lines = [l for l in result.stderr.splitlines() if l.startswith("adi3d")]
 expect(result.returncode == 2, f"2 ranks, solver.method = spectral: exit 2 (got {result.returncode})")

@@ -266,18 +266,29 @@ TEST_F(Cli, PoissonMethodIsChosenAndReported) {
   EXPECT_NE(adi.out.find("method adi,"), std::string::npos) << adi.out;
 }
 
-// Conjugate gradients: auto takes them where alpha varies inside planes (the slab with a
-// column of other alpha in its low layer), preconditioned by the direct solve and saying
-// so; a singular problem with such a field converges too; the direct solve asked for as
-// preconditioner where a face keeps it out is a one-line error at the key; and the ADI
-// iteration asked for on a stack with vias diverges with a warning that names krylov.
-TEST_F(Cli, KrylovMethodIsAutosForFieldsThatVaryInsidePlanes) {
+// Conjugate gradients: auto takes them where the ADI iteration diverges (a stack with
+// vias, contrast 1000 inside a plane), from the initial guess, saying so; krylov asked for
+// solves the slab with a column of other alpha, preconditioned by the direct solve or by
+// ADI cycles; a singular problem with such a field converges too; the direct solve asked for
+// as preconditioner where a face keeps it out is a one-line error at the key; and the ADI
+// iteration asked for on the stack diverges with a warning that names krylov.
+TEST_F(Cli, KrylovMethodTakesWhatTheAdiIterationDoesNot) {
+  const Outcome stack = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/chip_vias.ini -q " +
+                            "--set solver.method=auto --set \"grid.n=17 17 21\" --set output.formats=none " +
+                            "--set output.dir=" + (dir_ / "stack").string());
+  EXPECT_EQ(stack.code, 0) << stack.err;
+  EXPECT_NE(stack.out.find("method adi (auto; conjugate gradients if it diverges)"), std::string::npos) << stack.out;
+  EXPECT_NE(stack.out.find("the ADI iteration diverged (relative residual"), std::string::npos) << stack.out;
+  EXPECT_NE(stack.out.find("conjugate gradients (converged)"), std::string::npos) << stack.out;
+  const std::string stack_summary = slurp(dir_ / "stack" / "summary.json");
+  EXPECT_NE(stack_summary.find("\"method\": \"krylov\""), std::string::npos) << stack_summary;
+  EXPECT_NE(stack_summary.find("\"abandoned_adi\""), std::string::npos) << stack_summary;
   const std::string vias = "--set \"material.diffusivity=formula z < 0.5 ? ((x > 0.4 && x < 0.6) ? 50 : 1) : 100\" ";
   const Outcome k = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " + vias +
-                        "--set output.dir=" + (dir_ / "krylov").string());
+                        "--set solver.method=krylov --set output.dir=" + (dir_ / "krylov").string());
   EXPECT_EQ(k.code, 0) << k.err;
-  EXPECT_NE(k.out.find("method krylov (auto: alpha varies inside planes): conjugate gradients, preconditioned by "
-                       "the direct solve of the plane-mean alpha (auto)"),
+  EXPECT_NE(k.out.find("method krylov: conjugate gradients, preconditioned by the direct solve of the plane-mean "
+                       "alpha (auto)"),
             std::string::npos)
       << k.out;
   EXPECT_NE(k.out.find("conjugate gradients (converged)"), std::string::npos) << k.out;
@@ -290,7 +301,8 @@ TEST_F(Cli, KrylovMethodIsAutosForFieldsThatVaryInsidePlanes) {
   EXPECT_NE(cycles.out.find("each preconditioned by a cycle of"), std::string::npos) << cycles.out;
   const Outcome singular =
       run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/poisson_neumann.ini -q --set grid.n=9 " +
-          "--set \"material.diffusivity=formula 1 + 0.5*sin(pi*x)*cos(pi*y)\" --set output.dir=" +
+          "--set \"material.diffusivity=formula 1 + 0.5*sin(pi*x)*cos(pi*y)\" --set solver.method=krylov " +
+          "--set output.dir=" +
           (dir_ / "singular").string());
   EXPECT_EQ(singular.code, 0) << singular.err;
   EXPECT_NE(singular.out.find("conjugate gradients (converged)"), std::string::npos) << singular.out;
