@@ -184,12 +184,12 @@ INSTANTIATE_TEST_SUITE_P(Decks, DistributedMixed,
                                            Case{"slab_two_layer.ini", {"grid.n=6 6 17"}}));
 
 // solver.method = krylov on several ranks, preconditioned by a cycle of ADI steps (the
-// direct solve runs on one rank), against the same on one rank: both reach solver.tol =
-// 1e-11 and round differently (the partition method's z solves), so the fields agree to
-// what that residual leaves, measured below 1e-10 of max |u| on 2 to 4 ranks.
+// direct solve runs on one rank), against the same on one rank, both to solver.tol =
+// 1e-11: the iterations take the same steps up to rounding (the partition method's z
+// solves, the inner products' sums), measured within 8.1e-16 of max |u| on 2 to 4 ranks.
 class DistributedKrylov : public ::testing::TestWithParam<Case> {};
 
-TEST_P(DistributedKrylov, EqualsOneRank) { expect_same_as_one_rank<double>(GetParam(), 1e-9); }
+TEST_P(DistributedKrylov, EqualsOneRank) { expect_same_as_one_rank<double>(GetParam(), 1e-12); }
 
 INSTANTIATE_TEST_SUITE_P(
     Decks, DistributedKrylov,
