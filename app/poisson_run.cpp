@@ -22,7 +22,8 @@ namespace adi3d::app {
 
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
-                          Backend<T>& backend, bool interactive, RunObserver<T>* observer) {
+                          Backend<T>& backend, bool interactive, RunObserver<T>* observer,
+                          std::optional<io::PoissonMethod> method) {
   require_loaded(problem);
   PoissonResult result;
   RunTimings& times = result.timings;
@@ -58,7 +59,7 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
   const auto start = std::chrono::steady_clock::now();
   const std::string device = backend.description();
   try {
-    const io::PoissonMethod method = poisson_method(config, problem, backend);
+    if (!method) method = poisson_method(config, problem, backend);
     // auto: the ADI iteration, abandoned where it diverges (alpha that varies strongly
     // inside planes undoes it: docs/numerics.md) for conjugate gradients from the guess.
     const bool may_abandon = config.method == io::PoissonMethod::automatic;
@@ -69,12 +70,12 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
       show(k, refinement, relative);
     };
     const auto stop_adi = [&] { return stopping() || (diverged = may_abandon && latest > kAdiDiverged); };
-    if (method == io::PoissonMethod::spectral) {
+    if (*method == io::PoissonMethod::spectral) {
       // One solve in T; with solver.precision = mixed T is double: the direct solve needs no
       // float sweeps to reach double's residual.
       PoissonSpectral<T> solver(backend, problem.diffusion, *problem.forcing, options);
       result.report = solver.solve(u.data());
-    } else if (method == io::PoissonMethod::krylov) {
+    } else if (*method == io::PoissonMethod::krylov) {
       // In T; with solver.precision = mixed T is double (the sweeps of a mixed solve are ADI's).
       PoissonKrylov<T> solver(backend, problem.diffusion, *problem.forcing, options);
       result.report = solver.solve(u.data(), [&](long k, double relative) { show(k, 0, relative); }, stopping);
@@ -91,7 +92,7 @@ PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& pr
       result.report = solver.solve(u.data(), [&](long k, double relative) { watch(k, 0, relative); }, stop_adi);
     }
     const PoissonReport& tried = result.report;
-    if (method == io::PoissonMethod::adi && may_abandon && !result.stopped_by &&
+    if (*method == io::PoissonMethod::adi && may_abandon && !result.stopped_by &&
         (diverged || tried.non_finite || (tried.stagnated && tried.relative_residual > 1))) {
       result.abandoned = result.report;
       problem.initial->sample(0.0, u.data(), backend);
@@ -144,8 +145,8 @@ template io::PoissonMethod poisson_method(const io::RunConfig&, const ProblemSet
 template double poisson_tolerance(const io::RunConfig&, const Diffusion<float>&, const Forcing<float>&);
 template double poisson_tolerance(const io::RunConfig&, const Diffusion<double>&, const Forcing<double>&);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<float>&, Backend<float>&, bool,
-                                   RunObserver<float>*);
+                                   RunObserver<float>*, std::optional<io::PoissonMethod>);
 template PoissonResult run_poisson(const io::RunConfig&, const ProblemSetup<double>&, Backend<double>&,
-                                   bool, RunObserver<double>*);
+                                   bool, RunObserver<double>*, std::optional<io::PoissonMethod>);
 
 }  // namespace adi3d::app

@@ -56,9 +56,11 @@ double poisson_tolerance(const io::RunConfig& config, const Diffusion<T>& diffus
 // The observer (snapshot pipeline) sees the final field once, as its end state, whether
 // the iteration converged, stagnated, ran out of iterations or was stopped by a signal.
 // solver.precision = mixed (T double) solves by float sweeps on a float backend of the same
-// kind and device (poisson_mixed.hpp).
+// kind and device (poisson_mixed.hpp). method: poisson_method's answer where the caller
+// has it (finding it reads an alpha field back from the device: 0.09 s at 257^3 double).
 template <class T>
 PoissonResult run_poisson(const io::RunConfig& config, const ProblemSetup<T>& problem,
-                          Backend<T>& backend, bool interactive, RunObserver<T>* observer = nullptr);
+                          Backend<T>& backend, bool interactive, RunObserver<T>* observer = nullptr,
+                          std::optional<io::PoissonMethod> method = std::nullopt);
 
 }  // namespace adi3d::app

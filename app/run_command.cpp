@@ -237,7 +237,7 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
   std::fflush(stdout);
   std::unique_ptr<SnapshotPipeline<T>> outputs;
   if (config.output.hdf5 || config.output.vtk) outputs = SnapshotPipeline<T>::for_run(config, problem);
-  const PoissonResult r = run_poisson(config, problem, backend, how.interactive, outputs.get());
+  const PoissonResult r = run_poisson(config, problem, backend, how.interactive, outputs.get(), method);
   const PoissonReport& p = r.report;
   const bool krylov = std::string(p.method) == "krylov";
   if (r.abandoned)
