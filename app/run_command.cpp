@@ -226,8 +226,9 @@ int poisson(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend
                 config.tol > 0 ? "" : " (the precision's default)",
                 config.mixed ? ", mixed precision: solved in double" : "");
   else if (method == io::PoissonMethod::krylov)
-    std::printf("  poisson: method krylov: conjugate gradients, preconditioned by %s%s, tol = %g%s, max_iter = %ld%s\n",
-                preconditioned_by(), config.preconditioner == io::PreconditionerChoice::automatic ? " (auto)" : "", tol,
+    std::printf("  poisson: method krylov%s: conjugate gradients, preconditioned by %s%s, tol = %g%s, max_iter = %ld%s\n",
+                automatic ? " (auto: alpha varies inside planes, on the CPU)" : "", preconditioned_by(),
+                config.preconditioner == io::PreconditionerChoice::automatic ? " (auto)" : "", tol,
                 config.tol > 0 ? "" : " (the precision's default)", config.max_iter,
                 config.mixed ? ", mixed precision: solved in double" : "");
   else

@@ -266,23 +266,34 @@ TEST_F(Cli, PoissonMethodIsChosenAndReported) {
   EXPECT_NE(adi.out.find("method adi,"), std::string::npos) << adi.out;
 }
 
-// Conjugate gradients: auto takes them where the ADI iteration diverges (a stack with
-// vias, contrast 1000 inside a plane), from the initial guess, saying so; krylov asked for
-// solves the slab with a column of other alpha, preconditioned by the direct solve or by
-// ADI cycles; a singular problem with such a field converges too; the direct solve asked for
+// Conjugate gradients: on the CPU auto takes them where alpha varies inside planes (a stack
+// with vias, contrast 1000 inside a plane), preconditioned by the direct solve; where that
+// cannot run (a Robin x face) auto iterates by ADI and, as it diverges, goes on by CG from
+// the initial guess, saying so; krylov asked for solves the slab with a column of other
+// alpha; a singular problem with such a field converges too; the direct solve asked for
 // as preconditioner where a face keeps it out is a one-line error at the key; and the ADI
 // iteration asked for on the stack diverges with a warning that names krylov.
 TEST_F(Cli, KrylovMethodTakesWhatTheAdiIterationDoesNot) {
-  const Outcome stack = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/chip_vias.ini -q " +
-                            "--set solver.method=auto --set \"grid.n=17 17 21\" --set output.formats=none " +
-                            "--set output.dir=" + (dir_ / "stack").string());
+  const std::string stack_deck = std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/chip_vias.ini -q " +
+                                 "--set solver.method=auto --set solver.backend=cpu --set \"grid.n=17 17 21\" " +
+                                 "--set output.formats=none ";
+  const Outcome stack = run(stack_deck + "--set output.dir=" + (dir_ / "stack").string());
   EXPECT_EQ(stack.code, 0) << stack.err;
-  EXPECT_NE(stack.out.find("method adi (auto; conjugate gradients if it diverges)"), std::string::npos) << stack.out;
-  EXPECT_NE(stack.out.find("the ADI iteration diverged (relative residual"), std::string::npos) << stack.out;
+  EXPECT_NE(stack.out.find("method krylov (auto: alpha varies inside planes, on the CPU): conjugate gradients, "
+                           "preconditioned by the direct solve"),
+            std::string::npos)
+      << stack.out;
   EXPECT_NE(stack.out.find("conjugate gradients (converged)"), std::string::npos) << stack.out;
-  const std::string stack_summary = slurp(dir_ / "stack" / "summary.json");
-  EXPECT_NE(stack_summary.find("\"method\": \"krylov\""), std::string::npos) << stack_summary;
-  EXPECT_NE(stack_summary.find("\"abandoned_adi\""), std::string::npos) << stack_summary;
+  const Outcome side = run(stack_deck + "--set \"boundary.x-=robin 0.012055 ; 25\" --set output.dir=" +
+                           (dir_ / "side").string());
+  EXPECT_EQ(side.code, 0) << side.err;
+  EXPECT_NE(side.out.find("method adi (auto; conjugate gradients if it diverges)"), std::string::npos) << side.out;
+  EXPECT_NE(side.out.find("the ADI iteration diverged (relative residual"), std::string::npos) << side.out;
+  EXPECT_NE(side.out.find("conjugate gradients (converged), each preconditioned by a cycle of"), std::string::npos)
+      << side.out;
+  const std::string side_summary = slurp(dir_ / "side" / "summary.json");
+  EXPECT_NE(side_summary.find("\"method\": \"krylov\""), std::string::npos) << side_summary;
+  EXPECT_NE(side_summary.find("\"abandoned_adi\""), std::string::npos) << side_summary;
   const std::string vias = "--set \"material.diffusivity=formula z < 0.5 ? ((x > 0.4 && x < 0.6) ? 50 : 1) : 100\" ";
   const Outcome k = run(std::string("run ") + ADI3D_SOURCE_DIR + "/inputs/slab_two_layer.ini -q " + vias +
                         "--set solver.method=krylov --set output.dir=" + (dir_ / "krylov").string());
