@@ -112,16 +112,28 @@ io::CheckpointState read_own_planes(const io::CheckpointState& header, const Pro
   return own;
 }
 
+// How long a failed distributed run waits for the writes already queued before it ends
+// every rank: a checkpoint in flight normally lands in well under this; a write whose
+// other ranks are gone never does.
+constexpr double kWritesInFlightSeconds = 60;
+
 // A heat run that failed while stepping (run_failure.hpp) ends with one line: the failure
-// and what is left to continue from. On several ranks the others wait in the step's
-// exchanges and this rank's writer may wait in a collective write, so every rank ends now
-// (MPI_Abort) rather than unwinding; on one rank the writes already queued finish first,
-// so that a checkpoint in flight lands.
+// and what is left to continue from. The writes already queued finish first, so that a
+// checkpoint in flight lands. On several ranks the others wait in the step's exchanges
+// while their writers take part in those same collective writes (every rank queued the same
+// snapshots before this step); then every rank ends (MPI_Abort) rather than unwinding.
 template <class T>
 [[noreturn]] void fail_heat_run(const RunFailure& failure, SnapshotPipeline<T>& outputs,
                                 const io::RunConfig& config, const std::string& to_restart, MpiSession& mpi) {
-  if (mpi.size() > 1)
+  if (mpi.size() > 1) {
+    try {
+      if (!outputs.finish_within(kWritesInFlightSeconds))
+        spdlog::warn("output: the writes queued before the failure did not finish in {:g} s", kWritesInFlightSeconds);
+    } catch (const std::exception& e) {
+      spdlog::warn("output: a write queued before the failure failed too: {}", e.what());
+    }
     mpi.abort(kExitRuntime, std::string(failure.what()) + "; " + checkpoint_left(config, to_restart, false));
+  }
   try {
     outputs.finish();
   } catch (const std::exception& e) {

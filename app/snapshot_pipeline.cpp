@@ -212,6 +212,11 @@ void SnapshotPipeline<T>::finish() {
 }
 
 template <class T>
+bool SnapshotPipeline<T>::finish_within(double seconds) {
+  return queue_.drain_for(std::chrono::duration<double>(seconds));
+}
+
+template <class T>
 void SnapshotPipeline<T>::on_start(long step, double t, Backend<T>& backend, const T* u) {
   const double interval = config_.output.interval;
   if (interval > 0) next_time_ = (std::floor(t / interval * (1 + 1e-12)) + 1) * interval;

@@ -79,6 +79,8 @@ class SnapshotPipeline final : public RunObserver<T> {
   void checkpoint(long step, double t, Backend<T>& backend, const T* u);
   // Waits for every queued write; rethrows the first failure.
   void finish();
+  // finish() for at most `seconds`: false when writes were still in flight then.
+  bool finish_within(double seconds);
 
   long snapshots_queued() const { return snapshots_; }
   // Seconds stepping waited for the writer (for a staging buffer or a queue slot), in all.

@@ -87,4 +87,11 @@ void WriterQueue::drain() {
   rethrow_locked(lock);
 }
 
+bool WriterQueue::drain_for(std::chrono::duration<double> limit) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!changed_.wait_for(lock, limit, [this] { return jobs_.empty() && !busy_; })) return false;
+  rethrow_locked(lock);
+  return true;
+}
+
 }  // namespace adi3d::io

@@ -38,6 +38,9 @@ class WriterQueue {
   void check();
   // Waits until every queued job has run, then rethrows a stored failure.
   void drain();
+  // drain() for at most `limit`: false when jobs were still queued or running then (a
+  // collective write whose other ranks are gone never ends).
+  bool drain_for(std::chrono::duration<double> limit);
 
   std::size_t depth() const { return depth_; }
   // Seconds push() waited for a free slot, in all.

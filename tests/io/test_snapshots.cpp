@@ -216,6 +216,25 @@ TEST(WriterQueue, WithoutAThreadRunsEachJobAtOnceAndRethrowsLater) {
   EXPECT_THROW(queue.drain(), io::OutputError);
 }
 
+// A failed distributed run waits for its writes in flight (run_command.cpp), but not forever.
+TEST(WriterQueue, DrainForGivesUpOnAJobThatDoesNotEndAndSeesOneThatDoes) {
+  io::WriterQueue queue(2);
+  std::atomic<bool> release{false};
+  std::atomic<int> done{0};
+  queue.push([&] {
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ++done;
+  });
+  queue.push([&] { ++done; });
+  EXPECT_FALSE(queue.drain_for(std::chrono::milliseconds(50)));
+  EXPECT_EQ(done, 0);
+  release = true;
+  EXPECT_TRUE(queue.drain_for(std::chrono::seconds(30)));
+  EXPECT_EQ(done, 2);
+  queue.push([]() -> void { throw io::OutputError("disk on fire"); });
+  EXPECT_THROW(queue.drain_for(std::chrono::seconds(30)), io::OutputError);
+}
+
 }  // namespace
 }  // namespace adi3d::test
 
