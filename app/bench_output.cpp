@@ -15,6 +15,7 @@
 #include "app/bench.hpp"
 #include "app/commands.hpp"
 #include "app/snapshot_pipeline.hpp"
+#include "io/hdf5_snapshots.hpp"
 
 #include <boost/program_options.hpp>
 #include <fcntl.h>
@@ -103,7 +104,6 @@ nlohmann::json snapshot_row(const OutputBenchOptions& o, const std::string& comp
   ProblemSetup<T> problem;
   problem.diffusion.grid = config.grid;
   const std::size_t bytes = config.grid.size() * sizeof(T);
-  const std::string h5 = (fs::path(config.output.dir) / "snapshots.h5").string();
   auto pipeline = SnapshotPipeline<T>::for_run(config, problem);
 
   Clock::time_point start = Clock::now();
@@ -111,13 +111,12 @@ nlohmann::json snapshot_row(const OutputBenchOptions& o, const std::string& comp
   pipeline->finish();
   const double first_s = since(start);
 
-  const std::uintmax_t size_before = fs::file_size(h5);
   start = Clock::now();
   pipeline->snapshot(1, 1.0, backend, u);
   const double blocked_s = since(start);  // what stepping lost to this snapshot
   pipeline->finish();
   const double snapshot_s = since(start);
-  const std::uintmax_t stored = fs::file_size(h5) - size_before;
+  const std::uintmax_t stored = fs::file_size(fs::path(config.output.dir) / io::snapshot_file_name(1));
 
   const double waited_before = pipeline->writer_wait_seconds();
   start = Clock::now();
@@ -129,7 +128,7 @@ nlohmann::json snapshot_row(const OutputBenchOptions& o, const std::string& comp
   const double burst_s = since(start);
   const double waited_s = pipeline->writer_wait_seconds() - waited_before;
   pipeline.reset();
-  fs::remove(h5);
+  fs::remove_all(fs::path(config.output.dir) / "h5");  // the disk space for the next row
 
   const double gb = static_cast<double>(bytes) * 1e-9;
   return {{"compression", io::to_string(*c)},

@@ -342,4 +342,15 @@ std::vector<std::string> link_names(hid_t group, const std::string& file) {
   return names;
 }
 
+void create_external_link(hid_t parent, const std::string& name, const std::string& target, const std::string& file) {
+  check(H5Lcreate_external(target.c_str(), "/", parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
+        "link '" + name + "' to " + target);
+}
+
+bool is_external_link(hid_t parent, const std::string& name, const std::string& file) {
+  H5L_info_t info;  // H5Lget_info's own in HDF5 1.10 (Debian 12) and later
+  check(H5Lget_info(parent, name.c_str(), &info, H5P_DEFAULT), file, "look up link '" + name + "'");
+  return info.type == H5L_TYPE_EXTERNAL;
+}
+
 }  // namespace adi3d::io::h5

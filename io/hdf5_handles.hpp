@@ -107,4 +107,10 @@ std::string read_string_dataset(hid_t parent, const std::string& name, const std
 // Names of the links in a group, in name order.
 std::vector<std::string> link_names(hid_t group, const std::string& file);
 
+// A link `name` in `parent` to the root group of another file (`target`, relative to the
+// directory of the file that holds the link, or absolute).
+void create_external_link(hid_t parent, const std::string& name, const std::string& target, const std::string& file);
+// Whether `name` in `parent` is such a link.
+bool is_external_link(hid_t parent, const std::string& name, const std::string& file);
+
 }  // namespace adi3d::io::h5

@@ -4,10 +4,12 @@
 #include "io/snapshot_files.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <system_error>
 
 namespace fs = std::filesystem;
 
@@ -36,111 +38,169 @@ Grid3 read_grid_attributes(long file_id, const std::string& path) {
   return g;
 }
 
+std::string snapshot_file_name(long step) { return "h5/snapshot_" + snapshot_label(step) + ".h5"; }
+
 Hdf5SeriesWriter::Hdf5SeriesWriter(SeriesInfo info, std::optional<long> resume_after_step)
     : info_(std::move(info)),
       h5_path_((fs::path(info_.dir) / "snapshots.h5").string()),
-      xdmf_path_((fs::path(info_.dir) / "snapshots.xdmf").string()) {
-  if (resume_after_step && fs::exists(h5_path_) && resume(*resume_after_step)) return;
-  create();
+      xdmf_path_((fs::path(info_.dir) / "snapshots.xdmf").string()),
+      files_dir_((fs::path(info_.dir) / "h5").string()) {
+  // Every rank, so that none opens a file in it before it exists (each call is harmless
+  // where another rank made it first).
+  std::error_code ec;
+  fs::create_directories(files_dir_, ec);
+  if (ec) throw OutputError(fmt::format("{}: cannot create the directory: {}", files_dir_, ec.message()));
+  const OutputRanks& ranks = info_.ranks;
+  // Rank 0 reads the old indexes and tells the others whether the series goes on.
+  bool resumed = false;
+  if (ranks.rank() == 0 && resume_after_step && fs::exists(h5_path_)) resumed = resume(*resume_after_step);
+  if (ranks.shared()) {
+    double flag = resumed ? 1.0 : 0.0;
+    ranks.comm->allreduce_max(&flag, 1);
+    resumed = flag > 0;
+  }
+  if (!resumed) create();
 }
 
 void Hdf5SeriesWriter::create() {
-  h5::Hdf5Lock lock;
-  h5::Handle file = h5::create_file(h5_path_, info_.ranks);
-  write_grid_attributes(file, info_.grid, h5_path_);
-  h5::write_attr(file, "version", info_.version, h5_path_);
-  h5::write_attr(file, "problem", info_.problem, h5_path_);
-  h5::write_string_dataset(file, "deck", info_.deck_text, h5_path_);
-  h5::create_group(file, "snapshots", h5_path_);
-  file.close(h5_path_, "close the file");
   entries_.clear();
+  if (info_.ranks.rank() != 0) return;
+  remove_unlisted_files();
+  write_indexes();
 }
 
 // Keeps the snapshots up to `after_step` of an existing series on the same grid; false
-// when the file is not such a series (it is then replaced).
+// when the index is not such a series (it is then replaced). Rank 0.
 bool Hdf5SeriesWriter::resume(long after_step) {
-  h5::Hdf5Lock lock;
+  std::vector<XdmfEntry> kept;
   try {
-    h5::Handle file = h5::open_file(h5_path_, true, info_.ranks);
-    const Grid3 g = read_grid_attributes(file, h5_path_);
+    h5::Hdf5Lock lock;
+    h5::Handle index = h5::open_file(h5_path_, false);
+    const Grid3 g = read_grid_attributes(index, h5_path_);
     if (g.n != info_.grid.n || g.lo != info_.grid.lo || g.h != info_.grid.h) return false;
-    h5::Handle snaps = h5::open_group(file, "snapshots", h5_path_);
-    std::vector<XdmfEntry> kept;
+    h5::Handle snaps = h5::open_group(index, "snapshots", h5_path_);
     for (const std::string& name : h5::link_names(snaps, h5_path_)) {
-      h5::Handle group = h5::open_group(snaps, name, h5_path_);
+      // A series written before snapshots had files of their own: begin a new one.
+      if (!h5::is_external_link(snaps, name, h5_path_)) return false;
       XdmfEntry e;
-      e.step = h5::read_attr_long(group, "step", h5_path_);
-      e.time = h5::read_attr_double(group, "time", h5_path_);
-      if (e.step > after_step) {
-        group.reset();
-        h5::check(H5Ldelete(snaps, name.c_str(), H5P_DEFAULT), h5_path_, "drop snapshot " + name);
+      e.step = std::stol(name);
+      e.file = snapshot_file_name(e.step);
+      if (e.step > after_step) continue;
+      const std::string path = (fs::path(info_.dir) / e.file).string();
+      try {
+        h5::Handle file = h5::open_file(path, false);
+        e.time = h5::read_attr_double(file, "time", path);
+        for (const char* field : {"u", "error", "alpha"})
+          if (h5::has_link(file, field, path))
+            e.fields.push_back({field, h5::dataset_float_size(file, field, path) == 4});
+      } catch (const OutputError& missing) {  // removed or damaged since: the others stay listed
+        spdlog::warn("output: snapshot {} of the series is left out: {}", name, missing.what());
         continue;
       }
-      e.group = "/snapshots/" + name;
-      for (const char* field : {"u", "error", "alpha"})
-        if (h5::has_link(group, field, h5_path_))
-          e.fields.push_back({field, h5::dataset_float_size(group, field, h5_path_) == 4});
       kept.push_back(std::move(e));
     }
-    std::sort(kept.begin(), kept.end(), [](const XdmfEntry& a, const XdmfEntry& b) { return a.step < b.step; });
-    file.close(h5_path_, "close the file");
-    entries_ = std::move(kept);
   } catch (const OutputError&) {
     return false;
+  } catch (const std::logic_error&) {  // a link name that is no step (std::stol)
+    return false;
   }
-  if (info_.ranks.rank() == 0) write_text_atomically(xdmf_path_, xdmf_document(info_.grid, "snapshots.h5", entries_));
+  std::sort(kept.begin(), kept.end(), [](const XdmfEntry& a, const XdmfEntry& b) { return a.step < b.step; });
+  entries_ = std::move(kept);
+  remove_unlisted_files();
+  write_indexes();
   return true;
 }
 
+void Hdf5SeriesWriter::remove_unlisted_files() const {
+  std::vector<std::string> listed;
+  for (const XdmfEntry& e : entries_) listed.push_back((fs::path(info_.dir) / e.file).lexically_normal().string());
+  std::error_code ec;
+  for (const fs::directory_entry& f : fs::directory_iterator(files_dir_, ec)) {
+    const std::string name = f.path().filename().string();
+    // Only the files this writer makes: anything else a user put there stays.
+    if (name.rfind("snapshot_", 0) != 0 || (f.path().extension() != ".h5" && f.path().extension() != ".tmp")) continue;
+    if (std::find(listed.begin(), listed.end(), f.path().lexically_normal().string()) == listed.end())
+      fs::remove(f.path(), ec);
+  }
+}
+
+void Hdf5SeriesWriter::write_indexes() const {
+  const std::string tmp = h5_path_ + ".tmp";
+  {
+    h5::Hdf5Lock lock;
+    h5::Handle index = h5::create_file(tmp);
+    write_grid_attributes(index, info_.grid, tmp);
+    h5::write_attr(index, "version", info_.version, tmp);
+    h5::write_attr(index, "problem", info_.problem, tmp);
+    h5::write_string_dataset(index, "deck", info_.deck_text, tmp);
+    h5::Handle snaps = h5::create_group(index, "snapshots", tmp);
+    for (const XdmfEntry& e : entries_) h5::create_external_link(snaps, snapshot_label(e.step), e.file, tmp);
+    snaps.reset();
+    index.close(tmp, "close the file");
+  }
+  commit_file(tmp, h5_path_);
+  write_text_atomically(xdmf_path_, xdmf_document(info_.grid, entries_));
+}
+
 void Hdf5SeriesWriter::write(const Snapshot& s) {
-  const std::string label = snapshot_label(s.step);
-  XdmfEntry entry{s.step, s.time, "/snapshots/" + label, {}};
+  XdmfEntry entry{s.step, s.time, snapshot_file_name(s.step), {}};
+  const std::string path = (fs::path(info_.dir) / entry.file).string();
+  const std::string tmp = path + ".tmp";
   const OutputRanks& ranks = info_.ranks;
   std::exception_ptr failure;
   try {
-    {
-      h5::Hdf5Lock lock;
-      h5::Handle file = h5::open_file(h5_path_, true, ranks);
-      h5::Handle snaps = h5::open_group(file, "snapshots", h5_path_);
-      if (h5::has_link(snaps, label, h5_path_))
-        h5::check(H5Ldelete(snaps, label.c_str(), H5P_DEFAULT), h5_path_, "replace snapshot " + label);
-      h5::Handle group = h5::create_group(snaps, label, h5_path_);
-      h5::write_attr(group, "time", s.time, h5_path_);
-      h5::write_attr(group, "step", s.step, h5_path_);
-      if (s.has_error_norms) {
-        h5::write_attr(group, "error_l2", s.error_l2, h5_path_);
-        h5::write_attr(group, "error_max", s.error_max, h5_path_);
-      }
-      for (const FieldBuffer& f : s.fields) {
-        h5::write_field(group, f, info_.grid, h5_path_, info_.compression, ranks);
-        entry.fields.push_back({f.name, f.single});
-      }
-      group.reset();
-      snaps.reset();
-      // A shared file reaches the disk from every rank's node by MPI-IO's sync.
-      if (ranks.shared()) h5::flush_file(file, h5_path_);
-      // Closing the file flushes it: a failure here (a full disk) is a failed snapshot.
-      file.close(h5_path_, "close (flush) the file after snapshot " + label);
+    h5::Hdf5Lock lock;
+    h5::Handle file = h5::create_file(tmp, ranks);
+    h5::write_attr(file, "time", s.time, tmp);
+    h5::write_attr(file, "step", s.step, tmp);
+    if (s.has_error_norms) {
+      h5::write_attr(file, "error_l2", s.error_l2, tmp);
+      h5::write_attr(file, "error_max", s.error_max, tmp);
     }
-    // On the disk before the index names it, and before the writer takes the next
-    // snapshot: the writer's pace is then the disk's (which is what stepping waits for when
-    // it falls behind), not the page cache's, and dirty pages never pile up in host memory.
-    if (!ranks.shared()) fsync_file(h5_path_);
+    write_grid_attributes(file, info_.grid, tmp);
+    for (const FieldBuffer& f : s.fields) {
+      h5::write_field(file, f, info_.grid, tmp, info_.compression, ranks);
+      entry.fields.push_back({f.name, f.single});
+    }
+    // A shared file reaches the disk from every rank's node by MPI-IO's sync.
+    if (ranks.shared()) h5::flush_file(file, tmp);
+    // Closing the file flushes it: a failure here (a full disk) is a failed snapshot.
+    file.close(tmp, "close (flush) snapshot " + snapshot_label(s.step));
   } catch (...) {
     failure = std::current_exception();
   }
-  // Every rank knows whether the snapshot is whole before rank 0 indexes it.
-  if (any_rank_failed(ranks, failure != nullptr)) {
-    if (failure) std::rethrow_exception(failure);
-    throw OutputError(fmt::format("{}: snapshot {} failed on another rank", h5_path_, label));
+  // Every rank knows whether the snapshot is whole before rank 0 renames and indexes it.
+  const bool failed = any_rank_failed(ranks, failure != nullptr);
+  if (ranks.rank() == 0 && failed) std::remove(tmp.c_str());
+  if (failure) std::rethrow_exception(failure);
+  if (failed) throw OutputError(fmt::format("{}: snapshot {} failed on another rank", path, snapshot_label(s.step)));
+  std::exception_ptr indexing;
+  if (ranks.rank() == 0) {
+    try {
+      // On the disk before the indexes name it, and before the writer takes the next
+      // snapshot: the writer's pace is then the disk's (which is what stepping waits for
+      // when it falls behind), not the page cache's, and dirty pages never pile up in
+      // host memory.
+      commit_file(tmp, path);
+      std::vector<XdmfEntry> entries = entries_;
+      entries.erase(std::remove_if(entries.begin(), entries.end(), [&](const XdmfEntry& e) { return e.step >= s.step; }),
+                    entries.end());
+      entries.push_back(std::move(entry));
+      entries_.swap(entries);
+      write_indexes();
+    } catch (...) {
+      indexing = std::current_exception();
+    }
   }
-  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
-                                [&](const XdmfEntry& e) { return e.step >= s.step; }),
-                 entries_.end());
-  entries_.push_back(std::move(entry));
-  if (ranks.rank() == 0) write_text_atomically(xdmf_path_, xdmf_document(info_.grid, "snapshots.h5", entries_));
+  // No rank reports the snapshot written before it is in place and listed.
+  if (any_rank_failed(ranks, indexing != nullptr)) {
+    if (indexing) std::rethrow_exception(indexing);
+    throw OutputError(fmt::format("{}: snapshot {} could not be listed (rank 0)", h5_path_, snapshot_label(s.step)));
+  }
 }
 
-std::string Hdf5SeriesWriter::description() const { return h5_path_ + " + " + xdmf_path_; }
+std::string Hdf5SeriesWriter::description() const {
+  return fmt::format("{} + {} (a file per snapshot in {})", h5_path_, xdmf_path_, files_dir_);
+}
 
 }  // namespace adi3d::io

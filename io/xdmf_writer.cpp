@@ -4,8 +4,7 @@
 
 namespace adi3d::io {
 
-std::string xdmf_document(const Grid3& grid, const std::string& h5_name,
-                          const std::vector<XdmfEntry>& entries) {
+std::string xdmf_document(const Grid3& grid, const std::vector<XdmfEntry>& entries) {
   const std::string dims = fmt::format("{} {} {}", grid.n[2], grid.n[1], grid.n[0]);
   std::string out =
       "<?xml version=\"1.0\" ?>\n"
@@ -32,8 +31,8 @@ std::string xdmf_document(const Grid3& grid, const std::string& h5_name,
       out += fmt::format("        <Attribute Name=\"{}\" AttributeType=\"Scalar\" Center=\"Node\">\n", f.name);
       out += fmt::format(
           "          <DataItem Dimensions=\"{}\" NumberType=\"Float\" Precision=\"{}\" Format=\"HDF\">"
-          "{}:{}/{}</DataItem>\n",
-          dims, f.single ? 4 : 8, h5_name, e.group, f.name);
+          "{}:/{}</DataItem>\n",
+          dims, f.single ? 4 : 8, e.file, f.name);
       out += "        </Attribute>\n";
     }
     out += "      </Grid>\n";

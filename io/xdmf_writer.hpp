@@ -1,7 +1,7 @@
 #pragma once
-// The XDMF 3 index of an HDF5 snapshot file: a temporal collection of 3DCoRectMesh grids
+// The XDMF 3 index of HDF5 snapshot files: a temporal collection of 3DCoRectMesh grids
 // (ORIGIN_DXDYDZ geometry; XDMF lists these, and the dimensions, in z, y, x order) with
-// node-centred attributes that reference the datasets in the HDF5 file. ParaView opens
+// node-centred attributes that reference the datasets in the HDF5 files. ParaView opens
 // it directly (Xdmf3 reader).
 #include "solvers/grid.hpp"
 
@@ -18,12 +18,11 @@ struct XdmfField {
 struct XdmfEntry {
   long step = 0;
   double time = 0;
-  std::string group;  // "/snapshots/000010"
+  std::string file;  // the snapshot's HDF5 file, relative to the XDMF file; fields at /NAME
   std::vector<XdmfField> fields;
 };
 
-// The whole XDMF document; `h5_name` is the HDF5 file name relative to the XDMF file.
-std::string xdmf_document(const Grid3& grid, const std::string& h5_name,
-                          const std::vector<XdmfEntry>& entries);
+// The whole XDMF document.
+std::string xdmf_document(const Grid3& grid, const std::vector<XdmfEntry>& entries);
 
 }  // namespace adi3d::io

@@ -3,7 +3,8 @@
 XDMF and VTK) and a checkpoint every 3 steps is killed TRIALS times at a random moment of
 its life; after each kill
   - the checkpoint, where one was written, is whole: adi3d restarts from it and steps on;
-  - every snapshot snapshots.xdmf names is in snapshots.h5 and reads in full (h5py);
+  - every snapshot snapshots.xdmf names is a complete file of its own that reads in full
+    (h5py), and snapshots.h5 links to it;
   - every image snapshots.pvd names exists and VTK's XML reader (ParaView's) reads it;
   - the index names no temporary file.
 Kills that left a temporary file (*.tmp) landed inside a write; they are counted. Then
@@ -64,13 +65,31 @@ def check_xdmf(trial, out):
     if root is None:
         return 0
     items = [item.text.strip() for item in root.iter("DataItem") if item.text and ".h5:" in item.text]
-    with h5py.File(os.path.join(out, "snapshots.h5"), "r") as f:
-        for item in items:
-            name = item.split(":", 1)[1]
+    for item in items:
+        file, name = item.split(":", 1)
+        path = os.path.join(out, file)
+        if file.endswith(".tmp") or not os.path.exists(path):
+            fail(trial, f"snapshots.xdmf names {file}, which is not there")
+            continue
+        with h5py.File(path, "r") as f:
             if name not in f:
-                fail(trial, f"snapshots.xdmf names {name}, not in snapshots.h5")
+                fail(trial, f"snapshots.xdmf names {item}, not in {file}")
             elif f[name][()].size == 0:
-                fail(trial, f"{name} is empty")
+                fail(trial, f"{item} is empty")
+    # The HDF5 index names the same snapshots, and its links lead to them (followed from
+    # this process's working directory, not the output directory).
+    listed = {file.split("snapshot_")[1].split(".")[0] for file, _ in (i.split(":", 1) for i in items)}
+    h5_index = os.path.join(out, "snapshots.h5")
+    if os.path.exists(h5_index):
+        with h5py.File(h5_index, "r") as f:
+            linked = set(f["snapshots"].keys()) if "snapshots" in f else set()
+            if listed - linked:
+                fail(trial, f"snapshots.h5 does not list {sorted(listed - linked)}, which snapshots.xdmf does")
+            for label in listed & linked:
+                if f[f"snapshots/{label}/u"][()].size == 0:
+                    fail(trial, f"snapshots.h5: /snapshots/{label}/u is empty")
+    elif items:
+        fail(trial, "snapshots.xdmf lists snapshots, and there is no snapshots.h5")
     return len(items)
 
 

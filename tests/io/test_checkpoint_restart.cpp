@@ -91,8 +91,8 @@ TEST_P(Restart, RestartedRunEqualsUninterruptedRunBitForBit) {
   // The series continues: the step-6 snapshot of the crashed run is replaced by the new one.
   EXPECT_EQ(stored_steps(part + "/snapshots.h5"), (std::vector<long>{0, 2, 4, 6, 8, 10}));
   const std::string xdmf = slurp(part + "/snapshots.xdmf");
-  EXPECT_LT(xdmf.find("000004/u"), xdmf.find("000006/u"));
-  EXPECT_LT(xdmf.find("000006/u"), xdmf.find("000010/u"));
+  EXPECT_LT(xdmf.find("000004.h5:/u"), xdmf.find("000006.h5:/u"));
+  EXPECT_LT(xdmf.find("000006.h5:/u"), xdmf.find("000010.h5:/u"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, Restart, ::testing::Values("double", "float"));

@@ -71,7 +71,7 @@ class SignalTest : public IoTest {
 
     const pid_t pid = start(long_run(part));
     // The step-100 snapshot in the index: stepping has begun.
-    ASSERT_TRUE(wait_for(part / "snapshots.xdmf", "000100/u"));
+    ASSERT_TRUE(wait_for(part / "snapshots.xdmf", "000100.h5:/u"));
     ::kill(pid, signal);
     ASSERT_EQ(wait_exit(pid), expected_code) << slurp(dir_ / "stderr");
     const std::string err = slurp(dir_ / "stderr");
@@ -80,7 +80,7 @@ class SignalTest : public IoTest {
     const io::CheckpointState state = io::read_checkpoint(checkpoint);
     EXPECT_GT(state.step, 100);
     EXPECT_LT(state.step, kSteps);
-    EXPECT_NE(slurp(part / "snapshots.xdmf").find("000100/u"), std::string::npos);
+    EXPECT_NE(slurp(part / "snapshots.xdmf").find("000100.h5:/u"), std::string::npos);
     EXPECT_EQ(count_lines(err), 1) << err;
     const std::string said = "to continue: adi3d run ";
     const std::size_t at = err.find(said);
@@ -117,7 +117,7 @@ TEST_F(SignalTest, SecondSignalExitsAtOnceKeepingTheLastCheckpoint) {
   const pid_t pid = start(args);
   // The step-200 snapshot is in the index: the step-100 checkpoint is written (the writer
   // thread takes jobs in order).
-  ASSERT_TRUE(wait_for(out / "snapshots.xdmf", "000200/u"));
+  ASSERT_TRUE(wait_for(out / "snapshots.xdmf", "000200.h5:/u"));
   // Two different signals, so that the kernel cannot merge them into one; the code is
   // that of whichever it delivers second.
   ::kill(pid, SIGINT);
