@@ -52,15 +52,25 @@ def expect(condition, what):
 
 
 def fields(path):
+    """Every dataset by path, through the links to the snapshot files (visititems does not follow them)."""
+    out = {}
+
+    def walk(group, prefix):
+        for name, obj in group.items():
+            if isinstance(obj, h5py.Dataset):
+                out[prefix + name] = np.array(obj)
+            else:
+                walk(obj, prefix + name + "/")
+
     with h5py.File(path, "r") as f:
-        out = {}
-        f.visititems(lambda name, obj: out.__setitem__(name, np.array(obj)) if isinstance(obj, h5py.Dataset) else None)
-        return out
+        walk(f, "")
+    return out
 
 
 def same_fields(a, b, what, tolerance=1e-12):
     fa, fb = fields(a), fields(b)
     expect(sorted(fa) == sorted(fb), f"{what}: the same datasets ({len(fa)})")
+    expect(any(name.split("/")[-1] == "u" for name in fa), f"{what}: u is among them")
     worst = 0.0
     for name in fa:
         if name in fb and fa[name].dtype.kind == "f":
