@@ -1,6 +1,6 @@
 // Norms of x - y (sum of squares, max |.|, sum, sum of |.|), or the dot product of x and y,
 // in double: grid-stride accumulation per
-// thread, warp shuffles, a shared-memory tree across warps, then one atomic per block;
+// thread (4 loads in flight), warp shuffles, a shared-memory tree across warps, then one atomic per block;
 // the last block to finish reduces the per-block partials in a fixed order, so results do
 // not depend on block scheduling (seed 004). Reads 1-2 values per point, writes nothing.
 #include "solvers/cuda/backend/cuda_backend.cuh"
@@ -53,18 +53,31 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ Acc shared[kWarps];
   __shared__ bool last_block;
   Acc a{0, 0, 0, 0};
-  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
-       e += std::size_t(gridDim.x) * blockDim.x) {
+  const auto add = [&](T xv, T yv) {
     if constexpr (kDot) {
-      a.sum += static_cast<double>(x[e]) * static_cast<double>(y[e]);
-      continue;
+      a.sum += static_cast<double>(xv) * static_cast<double>(yv);
+    } else {
+      const double v = static_cast<double>(xv) - static_cast<double>(yv);
+      a.sq += v * v;
+      a.sum += v;
+      a.ab += fabs(v);
+      a.mx = fmax(a.mx, fabs(v));
     }
-    const double v = static_cast<double>(x[e]) - (y ? static_cast<double>(y[e]) : 0.0);
-    a.sq += v * v;
-    a.sum += v;
-    a.ab += fabs(v);
-    a.mx = fmax(a.mx, fabs(v));
+  };
+  // kUnroll loads in flight a thread, then their sums in the order of a plain grid-stride
+  // loop (the same values per thread, in the same order, whatever the unrolling).
+  constexpr int kUnroll = 4;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  for (; e + (kUnroll - 1) * stride < n; e += kUnroll * stride) {
+    T xv[kUnroll], yv[kUnroll];
+    for (int u = 0; u < kUnroll; ++u) {
+      xv[u] = x[e + u * stride];
+      yv[u] = y ? y[e + u * stride] : T(0);
+    }
+    for (int u = 0; u < kUnroll; ++u) add(xv[u], yv[u]);
   }
+  for (; e < n; e += stride) add(x[e], y ? y[e] : T(0));
   a = block_reduce(a, shared);
   if (threadIdx.x == 0) {
     double* mine = partials + kNormValues * blockIdx.x;
