@@ -62,35 +62,36 @@ void spectral_row_table(const OperatorView<T>& op, const T* layers, T* rows) {
   }
 }
 
-// Mode m of the transformed planes (complex values at buf + 2 m, planes 2 modes apart):
-// the tridiagonal system along z of -A_z + scale_k sigma, sigma = the mode's x and y
-// eigenvalues (of weights wx, wy), on its real and imaginary parts, solved in place. cp, q:
-// a value per mode and plane (the pivots, and on a periodic z Sherman-Morrison's second
-// solution). The (0, 0) mode of a z without Dirichlet faces is singular: its first plane is
-// held at 0 (the dropped row is the compatibility the caller's shift met; a sine axis's
-// extension leaves this mode 0 anyway).
-template <class T>
-ADI3D_HD void solve_mode_line(T* buf, T* cp, T* q, const T* rows, const SpectralGeometry& g, double wx, double wy,
-                              std::size_t m) {
-  const std::size_t modes = static_cast<std::size_t>(g.complex_row) * g.period[1];
-  const int kx = static_cast<int>(m % g.complex_row), ky = static_cast<int>(m / g.complex_row);
-  const T sigma = static_cast<T>(spectral_eigenvalue(wx, kx, g.period[0]) + spectral_eigenvalue(wy, ky, g.period[1]));
+// The tridiagonal system along z of one mode, -A_z + scale_k sigma (sigma the mode's x and
+// y eigenvalues), on each of its C components (2: a complex mode, 1: a real one), solved in
+// place: v holds the mode's components on the first unknown plane, the next plane `stride`
+// values on. cp, q: a value per mode and plane at [modes kk + m] (the pivots, and on a
+// periodic z Sherman-Morrison's second solution). A pinned mode (the (0, 0) mode of a z
+// without Dirichlet faces, singular) has its first plane held at 0 (the dropped row is the
+// compatibility the caller's shift met).
+template <int C, class T>
+ADI3D_HD void solve_z_line(T* v, std::size_t stride, T* cp, T* q, std::size_t modes, std::size_t m, const T* rows,
+                           const SpectralGeometry& g, T sigma, bool pinned) {
   const int k0 = g.range[2].first, mz = g.range[2].count;
-  T* v = buf + 2 * m;
-  const std::size_t stride = 2 * modes;
   const T* row0 = rows + 4 * k0;
   // Plane kk's pivot: its diagonal with the mode's eigenvalues (times its alpha over layers).
   auto pivot_of = [&](int kk) { return row0[4 * kk + 1] + row0[4 * kk + 3] * sigma; };
 
-  const bool pinned = g.z_singular && kx == 0 && ky == 0;
   const bool cyclic = g.z_periodic && !pinned;
   const int first = pinned ? 1 : 0;
   // Thomas; on a periodic z the ends of Sherman-Morrison's T' (as the CPU's solve_cyclic:
   // corners -lower_0 and -upper_last, gamma = -b_0) and the second right-hand side p in q.
   const T b0 = pivot_of(0);
   const T gamma = -b0;
-  T re_prev = 0, im_prev = 0, q_prev = 0, c_prev = 0;
+  // Each plane's values are loaded an iteration ahead: on the GPU a thread's loads then
+  // overlap its arithmetic and stores instead of waiting one after another.
+  T prev[C] = {}, cur[C], q_prev = 0, c_prev = 0;
+  for (int p = 0; p < C; ++p) cur[p] = first < mz ? v[stride * first + p] : T(0);
   for (int kk = first; kk < mz; ++kk) {
+    T* x = v + stride * kk;
+    T next[C] = {};
+    if (kk + 1 < mz)
+      for (int p = 0; p < C; ++p) next[p] = x[stride + p];
     const T lower = kk == first ? T(0) : row0[4 * kk];
     const T upper = kk == mz - 1 ? T(0) : row0[4 * kk + 2];
     T b = pivot_of(kk);
@@ -98,11 +99,10 @@ ADI3D_HD void solve_mode_line(T* buf, T* cp, T* q, const T* rows, const Spectral
     if (cyclic && kk == mz - 1) b += row0[0] * row0[4 * kk + 2] / b0;
     const T id = T(1) / (b + lower * c_prev);
     const T c = -upper * id;
-    T* x = v + stride * kk;
-    re_prev = (x[0] + lower * re_prev) * id;
-    im_prev = (x[1] + lower * im_prev) * id;
-    x[0] = re_prev;
-    x[1] = im_prev;
+    for (int p = 0; p < C; ++p) {
+      x[p] = prev[p] = (cur[p] + lower * prev[p]) * id;
+      cur[p] = next[p];
+    }
     cp[modes * kk + m] = c;
     c_prev = c;
     if (cyclic) {
@@ -111,21 +111,31 @@ ADI3D_HD void solve_mode_line(T* buf, T* cp, T* q, const T* rows, const Spectral
       q[modes * kk + m] = q_prev;
     }
   }
-  T re_next = re_prev, im_next = im_prev, q_next = q_prev;
+  T q_next = q_prev, c_cur = 0;
+  if (mz - 2 >= first) {
+    for (int p = 0; p < C; ++p) cur[p] = v[stride * (mz - 2) + p];
+    c_cur = cp[modes * (mz - 2) + m];
+  }
   for (int kk = mz - 2; kk >= first; --kk) {
     T* x = v + stride * kk;
-    const T c = cp[modes * kk + m];
-    re_next = x[0] - c * re_next;
-    im_next = x[1] - c * im_next;
-    x[0] = re_next;
-    x[1] = im_next;
+    T next[C] = {}, c_next = 0;
+    if (kk - 1 >= first) {
+      for (int p = 0; p < C; ++p) next[p] = x[p - static_cast<std::ptrdiff_t>(stride)];
+      c_next = cp[modes * (kk - 1) + m];
+    }
+    const T c = c_cur;
+    for (int p = 0; p < C; ++p) {
+      x[p] = prev[p] = cur[p] - c * prev[p];
+      cur[p] = next[p];
+    }
+    c_cur = c_next;
     if (cyclic) {
       q_next = q[modes * kk + m] - c * q_next;
       q[modes * kk + m] = q_next;
     }
   }
   if (pinned) {
-    v[0] = v[1] = T(0);
+    for (int p = 0; p < C; ++p) v[p] = T(0);
     return;
   }
   if (!cyclic) return;
@@ -133,14 +143,24 @@ ADI3D_HD void solve_mode_line(T* buf, T* cp, T* q, const T* rows, const Spectral
   const T tail = -row0[0] / gamma;
   const T* last = v + stride * (mz - 1);
   const T denom = T(1) + q[m] + tail * q[modes * (mz - 1) + m];
-  const T f_re = (v[0] + tail * last[0]) / denom;
-  const T f_im = (v[1] + tail * last[1]) / denom;
+  T f[C];
+  for (int p = 0; p < C; ++p) f[p] = (v[p] + tail * last[p]) / denom;
   for (int kk = 0; kk < mz; ++kk) {
     T* x = v + stride * kk;
     const T qk = q[modes * kk + m];
-    x[0] -= f_re * qk;
-    x[1] -= f_im * qk;
+    for (int p = 0; p < C; ++p) x[p] -= f[p] * qk;
   }
+}
+
+// Mode m of the transformed planes (complex values at buf + 2 m, planes 2 modes apart):
+// its z system (solve_z_line) on its real and imaginary parts.
+template <class T>
+ADI3D_HD void solve_mode_line(T* buf, T* cp, T* q, const T* rows, const SpectralGeometry& g, double wx, double wy,
+                              std::size_t m) {
+  const std::size_t modes = static_cast<std::size_t>(g.complex_row) * g.period[1];
+  const int kx = static_cast<int>(m % g.complex_row), ky = static_cast<int>(m / g.complex_row);
+  const T sigma = static_cast<T>(spectral_eigenvalue(wx, kx, g.period[0]) + spectral_eigenvalue(wy, ky, g.period[1]));
+  solve_z_line<2>(buf + 2 * m, 2 * modes, cp, q, modes, m, rows, g, sigma, g.z_singular && kx == 0 && ky == 0);
 }
 
 // Position (t, s) of transformed plane kk in the padded real layout.

@@ -147,6 +147,10 @@ TYPED_TEST(CudaSpectral, LargerGridsMatchTheCpu) {
   this->check(mix(B::periodic, B::neumann, B::periodic, B::periodic), {67, 41, 37});
   this->check(mix(B::neumann, B::periodic, B::neumann, B::neumann), {131, 29, 53});
   this->check(mix(B::dirichlet, B::periodic, B::neumann, B::dirichlet), {97, 130, 33});
+  // The line transforms: lines of odd and even FFT lengths longer than a warp's 32 values
+  // per lane chunk, and line counts that leave a block's lines part used.
+  this->check(mix(B::neumann, B::dirichlet, B::dirichlet, B::neumann), {300, 7, 6});
+  this->check(mix(B::dirichlet, B::neumann, B::periodic, B::periodic), {9, 258, 5});
 }
 
 // alpha of z alone (layers): each plane's x and y eigenvalues scaled by its alpha.

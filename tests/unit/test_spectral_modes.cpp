@@ -1,8 +1,10 @@
-// The GPU's direct solve run on the host: its point rules (solvers/spectral_modes.hpp: the
-// odd/even extension of each plane, the z solve of every complex mode) around FFTW's r2c
-// and c2r, which lay data out as cuFFT's R2C and C2R do, against the CPU's direct solve, on
-// every face mix, odd, even and the smallest sizes, with alpha constant per axis and over
-// layers. What the GPU adds to this is cuFFT and the launches (tests/gpu).
+// The GPU's direct solves run on the host: their point rules (solvers/spectral_modes.hpp: the
+// odd/even extension of each plane, the z solve of every mode; solvers/spectral_lines.hpp:
+// the line transforms' passes before and after a real FFT of length n - 1) around FFTW's
+// r2c and c2r, which lay data out as cuFFT's R2C and C2R do, against the CPU's direct
+// solve, on every face mix, odd, even and the smallest sizes, with alpha constant per axis
+// and over layers. What the GPU adds to this is cuFFT and the launches (tests/gpu).
+#include "solvers/spectral_lines.hpp"
 #include "solvers/spectral_modes.hpp"
 #include "tests/unit/grid_fixtures.hpp"
 
@@ -84,6 +86,90 @@ std::vector<T> extension_solve(const OperatorView<T>& op, const T* layers, const
   return e;
 }
 
+template <class T>
+struct RealFft;
+template <>
+struct RealFft<double> {
+  static void run(int m, double* data) {  // in place: m reals in, m / 2 + 1 complex values out
+    fftw_plan p = fftw_plan_dft_r2c_1d(m, data, reinterpret_cast<fftw_complex*>(data), FFTW_ESTIMATE);
+    ASSERT_NE(p, nullptr);
+    fftw_execute(p);
+    fftw_destroy_plan(p);
+  }
+};
+template <>
+struct RealFft<float> {
+  static void run(int m, float* data) {
+    fftwf_plan p = fftwf_plan_dft_r2c_1d(m, data, reinterpret_cast<fftwf_complex*>(data), FFTW_ESTIMATE);
+    ASSERT_NE(p, nullptr);
+    fftwf_execute(p);
+    fftwf_destroy_plan(p);
+  }
+};
+
+// X_first .. X_first+count-1 of a line whose unknown nodes first .. first+count-1 hold `a`,
+// by the line transforms' passes (line_transforms.cu does the same a warp a line).
+template <class T>
+std::vector<T> line_transform(SpectralAxis kind, int n, int first, int count, const T* a) {
+  const int period = 2 * (n - 1);
+  std::vector<T> e(static_cast<std::size_t>(line_slots(n - 1)));
+  for (int t = 0; t < period; ++t) {
+    const Mirror at = mirror(kind, t, n);
+    const int i = at.node - first;
+    e[t] = i >= 0 && i < count ? static_cast<T>(at.sign) * a[i] : T(0);
+  }
+  RealFft<T>::run(period, e.data());
+  std::vector<T> x(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) x[i] = line_mode_value(kind, e[2 * (first + i)], e[2 * (first + i) + 1]);
+  return x;
+}
+
+// e = (-A)^-1 r by the GPU's line transforms, pass for pass: x along r's rows, y, every
+// mode's z line, y, x, scaled.
+template <class T>
+std::vector<T> line_transform_solve(const OperatorView<T>& op, const T* layers, const std::vector<T>& r) {
+  const SpectralGeometry g = spectral_geometry(op);
+  std::vector<T> rows(4 * static_cast<std::size_t>(op.n[2]));
+  spectral_row_table(op, layers, rows.data());
+  const double wx = axis_weight(op, 0, layers != nullptr), wy = axis_weight(op, 1, layers != nullptr);
+  const SpectralRange rx = g.range[0], ry = g.range[1], rz = g.range[2];
+  const std::size_t c0 = rx.count, c1 = ry.count, modes = c0 * c1;
+  const std::size_t nx = static_cast<std::size_t>(g.n[0]), nxy = nx * g.n[1];
+  std::vector<T> by_kx(modes * rz.count), z(modes * rz.count), cp(z.size()), q(z.size());
+  for (int kk = 0; kk < rz.count; ++kk) {
+    for (std::size_t jj = 0; jj < c1; ++jj) {  // x: into (kk, kx, j)
+      const T* row = &r[rx.first + nx * (ry.first + jj) + nxy * (rz.first + kk)];
+      const std::vector<T> xt = line_transform(g.kind[0], g.n[0], rx.first, rx.count, row);
+      for (std::size_t i = 0; i < c0; ++i) by_kx[(kk * c0 + i) * c1 + jj] = xt[i];
+    }
+    for (std::size_t i = 0; i < c0; ++i) {  // y: into (kk, kx, ky)
+      const std::vector<T> yt = line_transform(g.kind[1], g.n[1], ry.first, ry.count, &by_kx[(kk * c0 + i) * c1]);
+      std::copy(yt.begin(), yt.end(), z.begin() + (kk * c0 + i) * c1);
+    }
+  }
+  for (std::size_t m = 0; m < modes; ++m) {
+    const int kx = static_cast<int>(m / c1) + rx.first, ky = static_cast<int>(m % c1) + ry.first;
+    const T sigma =
+        static_cast<T>(spectral_eigenvalue(wx, kx, g.period[0]) + spectral_eigenvalue(wy, ky, g.period[1]));
+    solve_z_line<1>(z.data() + m, modes, cp.data(), q.data(), modes, m, rows.data(), g, sigma,
+                    g.z_singular && kx == 0 && ky == 0);
+  }
+  std::vector<T> e(r.size(), T(0));
+  const T scale = static_cast<T>(4.0 / ((g.n[0] - 1.0) * (g.n[1] - 1.0)));
+  for (int kk = 0; kk < rz.count; ++kk) {
+    std::vector<T> by_j(modes);  // y back: (j, kx)
+    for (std::size_t i = 0; i < c0; ++i) {
+      const std::vector<T> yt = line_transform(g.kind[1], g.n[1], ry.first, ry.count, &z[(kk * c0 + i) * c1]);
+      for (std::size_t jj = 0; jj < c1; ++jj) by_j[jj * c0 + i] = yt[jj];
+    }
+    for (std::size_t jj = 0; jj < c1; ++jj) {  // x back, onto the nodes
+      const std::vector<T> xt = line_transform(g.kind[0], g.n[0], rx.first, rx.count, &by_j[jj * c0]);
+      for (std::size_t i = 0; i < c0; ++i) e[rx.first + i + nx * (ry.first + jj) + nxy * (rz.first + kk)] = scale * xt[i];
+    }
+  }
+  return e;
+}
+
 // A right-hand side on the unknown nodes (0 on Dirichlet ones), compatible where -A is
 // singular (its half-cell weighted sum removed), and the solutions without their mean there.
 template <class T>
@@ -120,10 +206,12 @@ void remove_mean(std::vector<T>& u) {
   for (T& v : u) v = static_cast<T>(v - mean);
 }
 
+enum class GpuWay { extension, line_transforms };
+
 template <class T>
-void expect_extension_solve_matches(const BoundarySpec& bc, std::array<int, 3> n, bool layered,
-                                    std::array<double, 2> robin_h = {0, 0}) {
-  SCOPED_TRACE(::testing::Message() << "faces " << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
+void expect_gpu_way_matches(GpuWay way, const BoundarySpec& bc, std::array<int, 3> n, bool layered,
+                            std::array<double, 2> robin_h = {0, 0}) {
+  SCOPED_TRACE(::testing::Message() << (way == GpuWay::extension ? "extension" : "line transforms") << ", faces " << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
                                     << static_cast<int>(bc.face[4]) << static_cast<int>(bc.face[5]) << " n " << n[0]
                                     << " " << n[1] << " " << n[2] << (layered ? " layered" : ""));
   std::mt19937 rng(17);
@@ -140,7 +228,9 @@ void expect_extension_solve_matches(const BoundarySpec& bc, std::array<int, 3> n
   op.robin_h[5] = static_cast<T>(robin_h[1]);
   const bool anchored = bc.has_dirichlet() || robin_h[0] > 0 || robin_h[1] > 0;
   const std::vector<T> r = random_rhs(op, anchored, rng);
-  std::vector<T> gpu_way = extension_solve(op, layered ? layers.data() : nullptr, r);
+  const T* layer_alpha = layered ? layers.data() : nullptr;
+  std::vector<T> gpu_way = way == GpuWay::extension ? extension_solve(op, layer_alpha, r)
+                                                    : line_transform_solve(op, layer_alpha, r);
   const auto cpu = make_cpu_backend<T>();
   SpectralLayers<T> spectral_layers;
   spectral_layers.alpha = layers;
@@ -159,12 +249,20 @@ void expect_extension_solve_matches(const BoundarySpec& bc, std::array<int, 3> n
   EXPECT_LE(diff, (std::is_same<T, float>::value ? 1e-4 : 1e-11) * largest);
 }
 
+// The extension solve on every face mix; the line transforms where x and y are not periodic.
+template <class T>
+void expect_gpu_ways_match(const BoundarySpec& bc, std::array<int, 3> n, bool layered,
+                           std::array<double, 2> robin_h = {0, 0}) {
+  expect_gpu_way_matches<T>(GpuWay::extension, bc, n, layered, robin_h);
+  if (!bc.periodic(0) && !bc.periodic(1)) expect_gpu_way_matches<T>(GpuWay::line_transforms, bc, n, layered, robin_h);
+}
+
 template <class T>
 class SpectralModes : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(SpectralModes, Precisions);
 
-TYPED_TEST(SpectralModes, ExtensionSolveMatchesTheCpuOnEveryFaceMix) {
+TYPED_TEST(SpectralModes, GpuWaysMatchTheCpuOnEveryFaceMix) {
   const B kinds[3] = {B::dirichlet, B::neumann, B::periodic};
   const std::array<int, 3> sizes[] = {{7, 6, 5}, {3, 4, 3}, {4, 3, 4}, {12, 9, 10}};
   for (const auto& n : sizes)
@@ -174,22 +272,55 @@ TYPED_TEST(SpectralModes, ExtensionSolveMatchesTheCpuOnEveryFaceMix) {
           BoundarySpec bc = boundary_mix(x, y, z < 3 ? kinds[z] : z == 3 ? B::dirichlet : B::neumann);
           if (z == 3) bc.face[5] = B::neumann;
           if (z == 4) bc.face[5] = B::dirichlet;
-          expect_extension_solve_matches<TypeParam>(bc, n, false);
-          expect_extension_solve_matches<TypeParam>(bc, n, true);
+          expect_gpu_ways_match<TypeParam>(bc, n, false);
+          expect_gpu_ways_match<TypeParam>(bc, n, true);
         }
 }
 
 // Robin z faces (one h each): the z systems' end rows carry beta.
-TYPED_TEST(SpectralModes, ExtensionSolveMatchesTheCpuWithRobinZFaces) {
+TYPED_TEST(SpectralModes, GpuWaysMatchTheCpuWithRobinZFaces) {
   const B kinds[3] = {B::dirichlet, B::neumann, B::periodic};
   for (B x : kinds)
     for (B y : kinds) {
-      expect_extension_solve_matches<TypeParam>(boundary_mix(x, y, B::neumann), {7, 6, 9}, false, {2.5, 0.7});
-      expect_extension_solve_matches<TypeParam>(boundary_mix(x, y, B::neumann), {4, 5, 3}, true, {0, 3.0});
+      expect_gpu_ways_match<TypeParam>(boundary_mix(x, y, B::neumann), {7, 6, 9}, false, {2.5, 0.7});
+      expect_gpu_ways_match<TypeParam>(boundary_mix(x, y, B::neumann), {4, 5, 3}, true, {0, 3.0});
       BoundarySpec mixed = boundary_mix(x, y, B::neumann);
       mixed.face[5] = B::dirichlet;
-      expect_extension_solve_matches<TypeParam>(mixed, {6, 7, 8}, false, {1.5, 0});
+      expect_gpu_ways_match<TypeParam>(mixed, {6, 7, 8}, false, {1.5, 0});
     }
+}
+
+// The line transforms' passes around a real FFT give the DST-I and DCT-I by their sums, for
+// odd and even lengths, and applied twice the line times (n - 1) / 2.
+TYPED_TEST(SpectralModes, LineTransformsAreTheSineAndCosineSums) {
+  using T = TypeParam;
+  const double tol = std::is_same<T, float>::value ? 2e-5 : 1e-12;
+  std::mt19937 rng(5);
+  for (int n : {3, 4, 5, 6, 9, 16, 17, 33, 64}) {
+    for (SpectralAxis kind : {SpectralAxis::sine, SpectralAxis::cosine}) {
+      SCOPED_TRACE(::testing::Message() << "n " << n << (kind == SpectralAxis::sine ? " sine" : " cosine"));
+      const int m = n - 1, first = kind == SpectralAxis::sine ? 1 : 0, count = kind == SpectralAxis::sine ? n - 2 : n;
+      const std::vector<T> a = random_field<T>(static_cast<std::size_t>(count), rng, -1.0, 1.0);
+      const std::vector<T> x = line_transform(kind, n, first, count, a.data());
+      ASSERT_EQ(x.size(), a.size());
+      double scale = 0;
+      for (int i = 0; i < count; ++i) {
+        const int k = first + i;
+        double sum = 0;
+        for (int c = 0; c < count; ++c) {
+          const int j = first + c;
+          const double angle = 3.14159265358979323846 * j * k / m;
+          const double weight = kind == SpectralAxis::cosine && (j == 0 || j == m) ? 0.5 : 1.0;
+          sum += weight * a[c] * (kind == SpectralAxis::sine ? std::sin(angle) : std::cos(angle));
+        }
+        scale = std::max(scale, std::fabs(sum));
+        EXPECT_NEAR(x[i], sum, tol * count) << "wavenumber " << k;
+      }
+      EXPECT_GT(scale, 0.0);
+      const std::vector<T> back = line_transform(kind, n, first, count, x.data());
+      for (int i = 0; i < count; ++i) EXPECT_NEAR(back[i] * 2.0 / m, a[i], tol * count) << "node " << first + i;
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The CUDA backend's direct solve of -A e = r (spectral_solve.hpp). cuFFT has no DST-I or
-// DCT-I, so each unknown z plane is extended along x and y to its transform's period
+// The CUDA backend's direct solve of -A e = r (spectral_solve.hpp) where x or y is periodic
+// (the others take line_transforms.cu, a quarter of this one's transform work). cuFFT has no
+// DST-I or DCT-I, so each unknown z plane is extended along x and y to its transform's period
 // (odd across Dirichlet faces, even across Neumann ones, as is along periodic axes: the
 // extended periodic problem's solution is the extension of the solution) and transformed
 // by one batched in-place R2C; every complex mode is then solved along z by Thomas in its
@@ -13,9 +14,13 @@
 
 #include "solvers/cuda/backend/cuda_check.hpp"
 #include "solvers/cuda/spectral/cufft_calls.cuh"
+#include "solvers/cuda/spectral/line_transforms.cuh"
 #include "solvers/spectral_modes.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace adi3d::cuda {
@@ -70,6 +75,19 @@ __global__ void __launch_bounds__(kThreads) add_solution_kernel(const T* __restr
       u[i + nx * j + nxy * k] += scale * buf[extension_index(g, i, j, kk)];
     }
   }
+}
+
+// ADI3D_SPECTRAL_LINES=off takes the extension solve where the line transforms would apply:
+// the two compared on one device (adi3d bench poisson), and the extension solve tested there.
+bool line_transforms_switched_off() {
+  static const bool off = [] {
+    const char* v = std::getenv("ADI3D_SPECTRAL_LINES");
+    const std::string value = v ? v : "";
+    if (value.empty() || value == "on") return false;
+    if (value == "off") return true;
+    throw std::invalid_argument("ADI3D_SPECTRAL_LINES='" + value + "': expected on or off");
+  }();
+  return off;
 }
 
 unsigned grid_dim(int n) { return static_cast<unsigned>(std::min(std::max(n, 1), kMaxGridYZ)); }
@@ -151,6 +169,8 @@ class CudaSpectralSolve final : public SpectralSolve<T> {
 template <class T>
 std::unique_ptr<SpectralSolve<T>> make_cuda_spectral_solve(const OperatorView<T>& op, const SpectralLayers<T>& layers,
                                                            Backend<T>& backend, cudaStream_t stream, int device) {
+  if (line_transforms_apply(op) && !line_transforms_switched_off())
+    return make_cuda_line_transform_solve(op, layers, backend, stream, device);
   return std::make_unique<CudaSpectralSolve<T>>(op, layers, backend, stream, device);
 }
 
