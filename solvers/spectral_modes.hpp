@@ -8,6 +8,7 @@
 #include "solvers/spectral_rows.hpp"
 
 #include <cstddef>
+#include <vector>
 
 namespace adi3d {
 
@@ -150,6 +151,22 @@ ADI3D_HD void solve_z_line(T* v, std::size_t stride, T* cp, T* q, std::size_t mo
     const T qk = q[modes * kk + m];
     for (int p = 0; p < C; ++p) x[p] -= f[p] * qk;
   }
+}
+
+// What every mode's z solve needs of the operator: the geometry, the x and y weights and the
+// z rows (layers: alpha on each plane, or null).
+template <class T>
+struct SpectralSystems {
+  SpectralGeometry g;
+  double wx, wy;
+  std::vector<T> rows;
+};
+template <class T>
+SpectralSystems<T> spectral_systems(const OperatorView<T>& op, const T* layers) {
+  SpectralSystems<T> s{spectral_geometry(op), axis_weight(op, 0, layers != nullptr),
+                       axis_weight(op, 1, layers != nullptr), std::vector<T>(4 * static_cast<std::size_t>(op.n[2]))};
+  spectral_row_table(op, layers, s.rows.data());
+  return s;
 }
 
 // Mode m of the transformed planes (complex values at buf + 2 m, planes 2 modes apart):

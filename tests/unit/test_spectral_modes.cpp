@@ -54,10 +54,10 @@ struct ComplexFft<float> {
 // e = (-A)^-1 r by the GPU's algorithm, step for step: extend, r2c, every mode's z line, c2r, scale.
 template <class T>
 std::vector<T> extension_solve(const OperatorView<T>& op, const T* layers, const std::vector<T>& r) {
-  const SpectralGeometry g = spectral_geometry(op);
-  std::vector<T> rows(4 * static_cast<std::size_t>(op.n[2]));
-  spectral_row_table(op, layers, rows.data());
-  const double wx = axis_weight(op, 0, layers != nullptr), wy = axis_weight(op, 1, layers != nullptr);
+  const SpectralSystems<T> systems = spectral_systems(op, layers);
+  const SpectralGeometry& g = systems.g;
+  const std::vector<T>& rows = systems.rows;
+  const double wx = systems.wx, wy = systems.wy;
   const int mz = g.range[2].count;
   const std::size_t modes = static_cast<std::size_t>(g.complex_row) * g.period[1];
   std::vector<T> buf(2 * modes * mz), cp(modes * mz), q(modes * mz);
@@ -128,10 +128,10 @@ std::vector<T> line_transform(SpectralAxis kind, int n, int first, int count, co
 // mode's z line, y, x, scaled.
 template <class T>
 std::vector<T> line_transform_solve(const OperatorView<T>& op, const T* layers, const std::vector<T>& r) {
-  const SpectralGeometry g = spectral_geometry(op);
-  std::vector<T> rows(4 * static_cast<std::size_t>(op.n[2]));
-  spectral_row_table(op, layers, rows.data());
-  const double wx = axis_weight(op, 0, layers != nullptr), wy = axis_weight(op, 1, layers != nullptr);
+  const SpectralSystems<T> systems = spectral_systems(op, layers);
+  const SpectralGeometry& g = systems.g;
+  const std::vector<T>& rows = systems.rows;
+  const double wx = systems.wx, wy = systems.wy;
   const SpectralRange rx = g.range[0], ry = g.range[1], rz = g.range[2];
   const std::size_t c0 = rx.count, c1 = ry.count, modes = c0 * c1;
   const std::size_t nx = static_cast<std::size_t>(g.n[0]), nxy = nx * g.n[1];
@@ -164,7 +164,8 @@ std::vector<T> line_transform_solve(const OperatorView<T>& op, const T* layers, 
     }
     for (std::size_t jj = 0; jj < c1; ++jj) {  // x back, onto the nodes
       const std::vector<T> xt = line_transform(g.kind[0], g.n[0], rx.first, rx.count, &by_j[jj * c0]);
-      for (std::size_t i = 0; i < c0; ++i) e[rx.first + i + nx * (ry.first + jj) + nxy * (rz.first + kk)] = scale * xt[i];
+      T* row = &e[rx.first + nx * (ry.first + jj) + nxy * (rz.first + kk)];
+      for (std::size_t i = 0; i < c0; ++i) row[i] = scale * xt[i];
     }
   }
   return e;
@@ -211,7 +212,8 @@ enum class GpuWay { extension, line_transforms };
 template <class T>
 void expect_gpu_way_matches(GpuWay way, const BoundarySpec& bc, std::array<int, 3> n, bool layered,
                             std::array<double, 2> robin_h = {0, 0}) {
-  SCOPED_TRACE(::testing::Message() << (way == GpuWay::extension ? "extension" : "line transforms") << ", faces " << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
+  SCOPED_TRACE(::testing::Message() << (way == GpuWay::extension ? "extension" : "line transforms") << ", faces "
+                                    << static_cast<int>(bc.face[0]) << static_cast<int>(bc.face[2])
                                     << static_cast<int>(bc.face[4]) << static_cast<int>(bc.face[5]) << " n " << n[0]
                                     << " " << n[1] << " " << n[2] << (layered ? " layered" : ""));
   std::mt19937 rng(17);

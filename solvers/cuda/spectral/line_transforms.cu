@@ -18,6 +18,7 @@
 
 #include "solvers/cuda/backend/cuda_check.hpp"
 #include "solvers/cuda/spectral/cufft_calls.cuh"
+#include "solvers/cuda/spectral/z_systems.cuh"
 #include "solvers/spectral_lines.hpp"
 #include "solvers/spectral_modes.hpp"
 
@@ -158,27 +159,19 @@ class CudaLineTransformSolve final : public SpectralSolve<T> {
  public:
   CudaLineTransformSolve(const OperatorView<T>& op, const SpectralLayers<T>& layers, Backend<T>& backend,
                          cudaStream_t stream, int device)
-      : stream_(stream), device_(device) {
-    const bool layered = !layers.alpha.empty();
-    g_ = spectral_geometry(op);
-    wx_ = axis_weight(op, 0, layered);
-    wy_ = axis_weight(op, 1, layered);
+      : stream_(stream), device_(device), z_(op, layers, backend) {
+    const SpectralGeometry& g = z_.g;
     for (int a = 0; a < 2; ++a)
-      axis_[a] = {g_.kind[a], op.n[a], line_slots(op.n[a] - 1), g_.range[a].first, g_.range[a].count};
+      axis_[a] = {g.kind[a], op.n[a], line_slots(op.n[a] - 1), g.range[a].first, g.range[a].count};
     scale_ = static_cast<T>(4.0 / ((op.n[0] - 1.0) * (op.n[1] - 1.0)));
 
-    std::vector<T> rows(4 * static_cast<std::size_t>(op.n[2]));
-    spectral_row_table(op, layered ? layers.alpha.data() : nullptr, rows.data());
-    rows_ = backend.allocate(rows.size());
-    backend.upload(rows.data(), rows_.data(), rows.size());
-
-    const std::size_t c0 = axis_[0].count, c1 = axis_[1].count, c2 = g_.range[2].count;
+    const std::size_t c0 = axis_[0].count, c1 = axis_[1].count, c2 = g.range[2].count;
     lines_[0] = c1 * c2;  // x lines: a row of each unknown y and z
     lines_[1] = c0 * c2;  // y lines: one per x wavenumber and plane
     f_ = backend.allocate(std::max(lines_[0] * axis_[0].slots, lines_[1] * axis_[1].slots));
     modes_ = backend.allocate(c0 * c1 * c2);
     cp_ = backend.allocate(c0 * c1 * c2);
-    if (g_.z_periodic) q_ = backend.allocate(c0 * c1 * c2);
+    if (g.z_periodic) q_ = backend.allocate(c0 * c1 * c2);
 
     for (int a = 0; a < 2; ++a) {
       long long n[1] = {2 * (axis_[a].n - 1)};
@@ -206,21 +199,23 @@ class CudaLineTransformSolve final : public SpectralSolve<T> {
 
   void solve(T* r, T* u) override {
     ADI3D_CUDA_CHECK(cudaSetDevice(device_));
+    const SpectralGeometry& g = z_.g;
     const int c0 = axis_[0].count, c1 = axis_[1].count;
-    const std::size_t nx = static_cast<std::size_t>(g_.n[0]), nxy = nx * g_.n[1];
+    const std::size_t nx = static_cast<std::size_t>(g.n[0]), nxy = nx * g.n[1];
     T* modes = modes_.data();
     // Forward: x along r's rows, then y along the x transform's columns.
-    transform(0, GridRows<T>{r, nx, nxy, axis_[0].first, axis_[1].first, g_.range[2].first, c1},
+    transform(0, GridRows<T>{r, nx, nxy, axis_[0].first, axis_[1].first, g.range[2].first, c1},
               TransposedOut<T>{modes, c1});
     transform(1, PackedLines<T>{modes, c1}, PackedOut<T>{modes});
     const std::size_t mode_count = static_cast<std::size_t>(c0) * c1;
     const unsigned blocks = static_cast<unsigned>((mode_count + kModeThreads - 1) / kModeThreads);
-    z_real_modes_kernel<<<blocks, kModeThreads, 0, stream_>>>(modes, cp_.data(), q_.data(), rows_.data(), g_, wx_, wy_);
+    z_real_modes_kernel<<<blocks, kModeThreads, 0, stream_>>>(modes, cp_.data(), q_.data(), z_.rows.data(), g, z_.wx,
+                                                              z_.wy);
     ADI3D_CUDA_LAUNCH_CHECK();
     // Back: y along each x wavenumber's modes, then x along the rows, added into u.
     transform(1, PackedLines<T>{modes, c1}, TransposedOut<T>{modes, c0});
     transform(0, PackedLines<T>{modes, c0},
-              AddToGrid<T>{u, nx, nxy, g_.range[1].first, g_.range[2].first, c1, scale_});
+              AddToGrid<T>{u, nx, nxy, g.range[1].first, g.range[2].first, c1, scale_});
   }
 
  private:
@@ -250,13 +245,12 @@ class CudaLineTransformSolve final : public SpectralSolve<T> {
 
   cudaStream_t stream_;
   int device_;
-  SpectralGeometry g_{};
-  double wx_ = 0, wy_ = 0;
+  DeviceSpectralSystems<T> z_;
   T scale_ = 1;
   LineAxis axis_[2]{};
   std::size_t lines_[2]{};
   int warps_[2]{};
-  Array<T> rows_, f_, modes_, cp_, q_;
+  Array<T> f_, modes_, cp_, q_;
   cufftHandle plan_[2]{};
 };
 

@@ -14,6 +14,7 @@
 
 #include "solvers/cuda/backend/cuda_check.hpp"
 #include "solvers/cuda/spectral/cufft_calls.cuh"
+#include "solvers/cuda/spectral/z_systems.cuh"
 #include "solvers/cuda/spectral/line_transforms.cuh"
 #include "solvers/spectral_modes.hpp"
 
@@ -97,28 +98,20 @@ class CudaSpectralSolve final : public SpectralSolve<T> {
  public:
   CudaSpectralSolve(const OperatorView<T>& op, const SpectralLayers<T>& layers, Backend<T>& backend,
                     cudaStream_t stream, int device)
-      : stream_(stream), device_(device) {
-    const bool layered = !layers.alpha.empty();
-    g_ = spectral_geometry(op);
-    wx_ = axis_weight(op, 0, layered);
-    wy_ = axis_weight(op, 1, layered);
-    scale_ = static_cast<T>(1.0 / (static_cast<double>(g_.period[0]) * g_.period[1]));
-
-    std::vector<T> rows(4 * static_cast<std::size_t>(op.n[2]));
-    spectral_row_table(op, layered ? layers.alpha.data() : nullptr, rows.data());
-    rows_ = backend.allocate(rows.size());
-    backend.upload(rows.data(), rows_.data(), rows.size());
-    const std::size_t modes = static_cast<std::size_t>(g_.complex_row) * g_.period[1];
-    const std::size_t planes = static_cast<std::size_t>(g_.range[2].count);
+      : stream_(stream), device_(device), z_(op, layers, backend) {
+    const SpectralGeometry& g = z_.g;
+    scale_ = static_cast<T>(1.0 / (static_cast<double>(g.period[0]) * g.period[1]));
+    const std::size_t modes = static_cast<std::size_t>(g.complex_row) * g.period[1];
+    const std::size_t planes = static_cast<std::size_t>(g.range[2].count);
     buf_ = backend.allocate(2 * modes * planes);
     cp_ = backend.allocate(modes * planes);
-    if (g_.z_periodic) q_ = backend.allocate(modes * planes);
+    if (g.z_periodic) q_ = backend.allocate(modes * planes);
 
-    long long n[2] = {g_.period[1], g_.period[0]};
-    long long real_embed[2] = {g_.period[1], g_.real_row};
-    long long complex_embed[2] = {g_.period[1], g_.complex_row};
-    const long long real_dist = static_cast<long long>(g_.period[1]) * g_.real_row;
-    const long long complex_dist = static_cast<long long>(g_.period[1]) * g_.complex_row;
+    long long n[2] = {g.period[1], g.period[0]};
+    long long real_embed[2] = {g.period[1], g.real_row};
+    long long complex_embed[2] = {g.period[1], g.complex_row};
+    const long long real_dist = static_cast<long long>(g.period[1]) * g.real_row;
+    const long long complex_dist = static_cast<long long>(g.period[1]) * g.complex_row;
     std::size_t work = 0;
     ADI3D_CUFFT_CHECK(cufftCreate(&forward_));
     ADI3D_CUFFT_CHECK(cufftMakePlanMany64(forward_, 2, n, real_embed, 1, real_dist, complex_embed, 1, complex_dist,
@@ -138,29 +131,29 @@ class CudaSpectralSolve final : public SpectralSolve<T> {
 
   void solve(T* r, T* u) override {
     ADI3D_CUDA_CHECK(cudaSetDevice(device_));
-    const unsigned planes = grid_dim(g_.range[2].count);
-    const dim3 extend_grid((g_.real_row + kThreads - 1) / kThreads, grid_dim(g_.period[1]), planes);
-    extend_kernel<<<extend_grid, kThreads, 0, stream_>>>(r, buf_.data(), g_);
+    const SpectralGeometry& g = z_.g;
+    const unsigned planes = grid_dim(g.range[2].count);
+    const dim3 extend_grid((g.real_row + kThreads - 1) / kThreads, grid_dim(g.period[1]), planes);
+    extend_kernel<<<extend_grid, kThreads, 0, stream_>>>(r, buf_.data(), g);
     ADI3D_CUDA_LAUNCH_CHECK();
     ADI3D_CUFFT_CHECK(CufftTypes<T>::exec_forward(forward_, buf_.data()));
-    const std::size_t modes = static_cast<std::size_t>(g_.complex_row) * g_.period[1];
+    const std::size_t modes = static_cast<std::size_t>(g.complex_row) * g.period[1];
     const unsigned mode_blocks = static_cast<unsigned>((modes + kModeThreads - 1) / kModeThreads);
-    z_modes_kernel<<<mode_blocks, kModeThreads, 0, stream_>>>(buf_.data(), cp_.data(), q_.data(), rows_.data(), g_,
-                                                               wx_, wy_);
+    z_modes_kernel<<<mode_blocks, kModeThreads, 0, stream_>>>(buf_.data(), cp_.data(), q_.data(), z_.rows.data(), g,
+                                                               z_.wx, z_.wy);
     ADI3D_CUDA_LAUNCH_CHECK();
     ADI3D_CUFFT_CHECK(CufftTypes<T>::exec_backward(backward_, buf_.data()));
-    const dim3 add_grid((g_.range[0].count + kThreads - 1) / kThreads, grid_dim(g_.range[1].count), planes);
-    add_solution_kernel<<<add_grid, kThreads, 0, stream_>>>(buf_.data(), u, g_, scale_);
+    const dim3 add_grid((g.range[0].count + kThreads - 1) / kThreads, grid_dim(g.range[1].count), planes);
+    add_solution_kernel<<<add_grid, kThreads, 0, stream_>>>(buf_.data(), u, g, scale_);
     ADI3D_CUDA_LAUNCH_CHECK();
   }
 
  private:
   cudaStream_t stream_;
   int device_;
-  SpectralGeometry g_{};
-  double wx_ = 0, wy_ = 0;
+  DeviceSpectralSystems<T> z_;
   T scale_ = 1;
-  Array<T> rows_, buf_, cp_, q_;
+  Array<T> buf_, cp_, q_;
   cufftHandle forward_ = 0, backward_ = 0;
 };
 
