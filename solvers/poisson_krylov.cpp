@@ -24,14 +24,24 @@ class PoissonKrylov<T>::Preconditioner {
 namespace {
 
 // Each z plane's mean alpha (empty where alpha is constant): the direct solve's problem.
+// A field in backend memory is summed there, a reduction a plane, rather than read back
+// whole (136 MB at 257^3 double) and summed on one host thread.
 template <class T>
 SpectralLayers<T> plane_means(const Diffusion<T>& d, Backend<T>& backend) {
   const Grid3& g = d.grid;
+  const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
+  SpectralLayers<T> layers;
+  if (d.backend_alpha && d.alpha_field.empty()) {
+    for (int k = 0; k < g.n[2]; ++k) {
+      const T* alpha = d.backend_alpha + plane * static_cast<std::size_t>(k);
+      const Norms sums = backend.difference_norms(alpha, nullptr, plane);
+      layers.alpha.push_back(static_cast<T>(sums.sum / static_cast<double>(plane)));
+    }
+    return layers;
+  }
   std::vector<T> downloaded;
   const T* field = host_alpha_field(d, backend, downloaded);
-  SpectralLayers<T> layers;
   if (!field) return layers;
-  const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
   for (int k = 0; k < g.n[2]; ++k) {
     double sum = 0;
     for (std::size_t e = 0; e < plane; ++e) sum += field[plane * static_cast<std::size_t>(k) + e];
