@@ -128,7 +128,10 @@ nlohmann::json snapshot_row(const OutputBenchOptions& o, const std::string& comp
   const double burst_s = since(start);
   const double waited_s = pipeline->writer_wait_seconds() - waited_before;
   pipeline.reset();
-  fs::remove_all(fs::path(config.output.dir) / "h5");  // the disk space for the next row
+  // The series it wrote goes: the disk space for the next row, and nothing left behind.
+  const fs::path dir = config.output.dir;
+  fs::remove_all(dir / "h5");
+  for (const char* index : {"snapshots.h5", "snapshots.xdmf"}) fs::remove(dir / index);
 
   const double gb = static_cast<double>(bytes) * 1e-9;
   return {{"compression", io::to_string(*c)},
