@@ -2,6 +2,7 @@
 // stream) and the variant setters. Kernels live in the files named after what they do.
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
+#include "solvers/cuda/common/async_copy.cuh"
 #include "solvers/cuda/spectral/spectral_solve.cuh"
 #include "solvers/nan_norms.hpp"
 
@@ -24,6 +25,33 @@ int cuda_device_count() {
   return count;
 }
 
+namespace {
+
+// A kernel built like every other, whose attributes say which code of the build a device runs.
+__global__ void code_probe_kernel() {}
+
+// The code device d runs (the build's cubin for its architecture family, or one compiled
+// from PTX at start), and whether the paths that need Hopper's bulk copies are taken.
+std::string device_paths(int d) {
+  if (cudaSetDevice(d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "not usable";
+  }
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, code_probe_kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "no code in this build for it (rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES)";
+  }
+  const bool bulk = cuda::bulk_copies_usable(reinterpret_cast<const void*>(code_probe_kernel), d);
+  return "runs sm_" + std::to_string(a.binaryVersion) + " code (PTX " + std::to_string(a.ptxVersion / 10) + "." +
+         std::to_string(a.ptxVersion % 10) + "), " +
+         (bulk                                   ? "Hopper bulk-copy kernels"
+          : cuda::bulk_copies_switched_off() ? "the kernels without bulk copies (ADI3D_BULK_COPIES=off)"
+                                             : "the kernels without bulk copies (those need an sm_90 device and code)");
+}
+
+}  // namespace
+
 std::string cuda_device_summary() {
   const int count = cuda_device_count();
   if (count == 0) return "no CUDA device found";
@@ -32,8 +60,7 @@ std::string cuda_device_summary() {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
     out += "device " + std::to_string(d) + ": " + prop.name + " (sm_" + std::to_string(prop.major) +
-           std::to_string(prop.minor) + ", " +
-           std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
+           std::to_string(prop.minor) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB): " + device_paths(d);
     if (d + 1 < count) out += "; ";
   }
   return out;
