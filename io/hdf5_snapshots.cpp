@@ -50,21 +50,24 @@ Hdf5SeriesWriter::Hdf5SeriesWriter(SeriesInfo info, std::optional<long> resume_a
   std::error_code ec;
   fs::create_directories(files_dir_, ec);
   if (ec) throw OutputError(fmt::format("{}: cannot create the directory: {}", files_dir_, ec.message()));
-  const OutputRanks& ranks = info_.ranks;
-  // Rank 0 reads the old indexes and tells the others whether the series goes on.
-  bool resumed = false;
-  if (ranks.rank() == 0 && resume_after_step && fs::exists(h5_path_)) resumed = resume(*resume_after_step);
-  if (ranks.shared()) {
-    double flag = resumed ? 1.0 : 0.0;
-    ranks.comm->allreduce_max(&flag, 1);
-    resumed = flag > 0;
+  // Rank 0 keeps the indexes: it continues the old series or starts a new one, and every
+  // rank learns whether that worked before any of them writes a snapshot.
+  std::exception_ptr failure;
+  if (info_.ranks.rank() == 0) {
+    try {
+      if (!(resume_after_step && fs::exists(h5_path_) && resume(*resume_after_step))) create();
+    } catch (...) {
+      failure = std::current_exception();
+    }
   }
-  if (!resumed) create();
+  if (any_rank_failed(info_.ranks, failure != nullptr)) {
+    if (failure) std::rethrow_exception(failure);
+    throw OutputError(fmt::format("{}: the series could not be started (rank 0)", h5_path_));
+  }
 }
 
 void Hdf5SeriesWriter::create() {
   entries_.clear();
-  if (info_.ranks.rank() != 0) return;
   remove_unlisted_files();
   write_indexes();
 }
@@ -112,15 +115,16 @@ bool Hdf5SeriesWriter::resume(long after_step) {
 }
 
 void Hdf5SeriesWriter::remove_unlisted_files() const {
-  std::vector<std::string> listed;
-  for (const XdmfEntry& e : entries_) listed.push_back((fs::path(info_.dir) / e.file).lexically_normal().string());
+  const auto listed = [this](const fs::path& name) {
+    return std::any_of(entries_.begin(), entries_.end(),
+                       [&](const XdmfEntry& e) { return fs::path(e.file).filename() == name; });
+  };
   std::error_code ec;
   for (const fs::directory_entry& f : fs::directory_iterator(files_dir_, ec)) {
-    const std::string name = f.path().filename().string();
+    const fs::path name = f.path().filename();
     // Only the files this writer makes: anything else a user put there stays.
-    if (name.rfind("snapshot_", 0) != 0 || (f.path().extension() != ".h5" && f.path().extension() != ".tmp")) continue;
-    if (std::find(listed.begin(), listed.end(), f.path().lexically_normal().string()) == listed.end())
-      fs::remove(f.path(), ec);
+    if (name.string().rfind("snapshot_", 0) != 0 || (name.extension() != ".h5" && name.extension() != ".tmp")) continue;
+    if (!listed(name)) fs::remove(f.path(), ec);
   }
 }
 
@@ -182,11 +186,9 @@ void Hdf5SeriesWriter::write(const Snapshot& s) {
       // when it falls behind), not the page cache's, and dirty pages never pile up in
       // host memory.
       commit_file(tmp, path);
-      std::vector<XdmfEntry> entries = entries_;
-      entries.erase(std::remove_if(entries.begin(), entries.end(), [&](const XdmfEntry& e) { return e.step >= s.step; }),
-                    entries.end());
-      entries.push_back(std::move(entry));
-      entries_.swap(entries);
+      const auto later = [&](const XdmfEntry& e) { return e.step >= s.step; };
+      entries_.erase(std::remove_if(entries_.begin(), entries_.end(), later), entries_.end());
+      entries_.push_back(std::move(entry));
       write_indexes();
     } catch (...) {
       indexing = std::current_exception();

@@ -47,6 +47,7 @@ class Hdf5SeriesWriter final : public SnapshotWriter {
   const std::vector<XdmfEntry>& entries() const { return entries_; }
 
  private:
+  // Rank 0: a new series, or the old one continued (false where it is not one to continue).
   void create();
   bool resume(long after_step);
   // Removes the files in DIR/h5 that no entry names (an earlier series', a dropped
