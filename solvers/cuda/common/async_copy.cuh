@@ -4,13 +4,12 @@
 // load completes on an mbarrier, a store in a bulk group). The sm_90 operations trap when
 // built for an older architecture: the host selects their kernels only where
 // bulk_copies_usable says so.
+#include "solvers/env_switch.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace adi3d::cuda {
@@ -49,13 +48,7 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 // sm_90) on any device: compute-sanitizer's initcheck does not follow what bulk copies
 // write (scripts/gpu-check runs it so), and the two paths can be compared on one device.
 inline bool bulk_copies_switched_off() {
-  static const bool off = [] {
-    const char* v = std::getenv("ADI3D_BULK_COPIES");
-    const std::string value = v ? v : "";
-    if (value.empty() || value == "on") return false;
-    if (value == "off") return true;
-    throw std::invalid_argument("ADI3D_BULK_COPIES='" + value + "': expected on or off");
-  }();
+  static const bool off = env_switched_off("ADI3D_BULK_COPIES");
   return off;
 }
 // The answer is kept per (kernel, device): the attribute query cost about 60 us per

@@ -16,12 +16,10 @@
 #include "solvers/cuda/spectral/cufft_calls.cuh"
 #include "solvers/cuda/spectral/z_systems.cuh"
 #include "solvers/cuda/spectral/line_transforms.cuh"
+#include "solvers/env_switch.hpp"
 #include "solvers/spectral_modes.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace adi3d::cuda {
@@ -81,13 +79,7 @@ __global__ void __launch_bounds__(kThreads) add_solution_kernel(const T* __restr
 // ADI3D_SPECTRAL_LINES=off takes the extension solve where the line transforms would apply:
 // the two compared on one device (adi3d bench poisson), and the extension solve tested there.
 bool line_transforms_switched_off() {
-  static const bool off = [] {
-    const char* v = std::getenv("ADI3D_SPECTRAL_LINES");
-    const std::string value = v ? v : "";
-    if (value.empty() || value == "on") return false;
-    if (value == "off") return true;
-    throw std::invalid_argument("ADI3D_SPECTRAL_LINES='" + value + "': expected on or off");
-  }();
+  static const bool off = env_switched_off("ADI3D_SPECTRAL_LINES");
   return off;
 }
 
