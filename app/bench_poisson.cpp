@@ -2,9 +2,10 @@
 // the direct (spectral) solve and conjugate gradients (krylov, with either preconditioner),
 // in double, float and mixed precision, at each size:
 // wall time (median of the repetitions, the solve alone: set-up, sampling and the error
-// check are outside; a direct solve's includes planning its transforms, also given apart,
-// and "solve s" is the direct solve without its set-up: the residual before, the solve, the
-// residual after), iterations (mixed: float sweeps and refinements), the relative residual reached and the
+// check are outside; a direct solve's includes planning its transforms, also given apart
+// as "setup s", and "solve s" is the direct solve without its set-up: the residual before,
+// the solve, the residual after; CG's set-up is its stepper, preconditioner and arrays),
+// iterations (mixed: float sweeps and refinements), the relative residual reached and the
 // error against the deck's exact solution. Float runs at its default tolerance, the one it
 // reaches; double and mixed at --tol. The direct solve and CG have no mixed row (mixed
 // solves them in double). On the CPU at small sizes it checks the path; on a GPU it gives
@@ -171,7 +172,7 @@ int bench_poisson(const std::vector<std::string>& args) {
   std::printf("Poisson: %s, %s backend, double and mixed to relative residual %g, float to its default\n",
               deck.c_str(), backend.c_str(), tol);
   std::printf("%5s %-15s %-7s %9s %8s %10s %9s %9s %9s %11s %11s %11s %8s\n", "n", "method", "prec", "tol", "iters",
-              "refinements", "wall s", "plan s", "solve s", "residual", "L2 error", "max error", "vs adi");
+              "refinements", "wall s", "setup s", "solve s", "residual", "L2 error", "max error", "vs adi");
   nlohmann::json rows = nlohmann::json::array();
   for (int n : options.sizes) {
     std::map<std::string, double> double_wall;  // by method

@@ -134,9 +134,12 @@ io::PoissonMethod poisson_method(const io::RunConfig& config, const ProblemSetup
   const SpectralObstacle obstacle = spectral_obstacle(problem.diffusion, *problem.forcing, backend);
   if (obstacle.none()) return io::PoissonMethod::spectral;
   // One rank, faces the direct solve takes, alpha varying inside planes (its obstacle): on
-  // the CPU, CG preconditioned by the direct solve is the faster.
+  // the CPU, CG preconditioned by the direct solve is the faster; on a GPU, where that
+  // preconditioning is scaled (alpha without jumps inside planes).
   const bool field_inside_planes = obstacle.face == -1 && !problem.diffusion.slab.distributed();
-  if (field_inside_planes && backend.kind() == BackendKind::cpu) return io::PoissonMethod::krylov;
+  if (field_inside_planes &&
+      (backend.kind() == BackendKind::cpu || krylov_scales(problem.diffusion, backend)))
+    return io::PoissonMethod::krylov;
   return io::PoissonMethod::adi;
 }
 

@@ -29,12 +29,13 @@ struct PoissonResult {
 
 // The method the run solves by: solver.method, or for auto the direct solve where the
 // problem separates and the run has one rank (poisson_spectral.hpp); else, where alpha
-// varies inside planes on one rank of the CPU, conjugate gradients preconditioned by the
-// direct solve (poisson_krylov.hpp); else the ADI iteration, which run_poisson abandons
-// for conjugate gradients where it diverges. Measured on inputs/poisson_variable.ini
+// varies inside planes on one rank, conjugate gradients preconditioned by the direct solve
+// (poisson_krylov.hpp) on the CPU, and on a GPU where that preconditioning is scaled
+// (krylov_scales); else the ADI iteration, which run_poisson abandons for conjugate
+// gradients where it diverges. Measured on inputs/poisson_variable.ini
 // (docs/perf/poisson_krylov_*): on the CPU (2 cores, 129^3) CG takes 1.25 s against
-// ADI's 2.57 s; on an H100 (257^3) ADI takes 71 ms against CG's 73 ms (ADI cycles) and
-// 198 ms (direct solve).
+// ADI's 2.57 s; on an H200 (257^3 double) 21 ms (scaled, 4 iterations) against ADI's 57 ms,
+// and unscaled (a field with jumps) 62 ms.
 template <class T>
 io::PoissonMethod poisson_method(const io::RunConfig& config, const ProblemSetup<T>& problem, Backend<T>& backend);
 

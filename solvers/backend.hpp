@@ -154,6 +154,22 @@ class Backend {
                                   std::size_t plane, std::size_t planes) = 0;
   // dst = src (n values; no overlap).
   virtual void copy(const T* src, T* dst, std::size_t n) = 0;
+  // x *= s, value by value (a diagonal scaling).
+  virtual void multiply(const T* s, T* x, std::size_t n) = 0;
+  // s = sqrt(layer_alpha[k] / alpha) on every node of plane k (`plane` nodes a plane, one
+  // layer value a plane): the scaling that leaves the layered direct solve only the
+  // variation of alpha inside planes to miss (poisson_krylov.hpp).
+  virtual void layer_scaling(const T* alpha, const std::vector<T>& layer_alpha, std::size_t plane, T* s) = 0;
+  // The largest ratio (>= 1) of the alpha values of neighbouring nodes along x or y (a
+  // positive field of n nodes per axis, x fastest; 1 where there are no such neighbours):
+  // how sharply alpha jumps inside planes.
+  virtual double in_plane_jump(const T* alpha, const std::array<int, 3>& n) = 0;
+  // The sum of x over each of `planes` consecutive planes of `plane` values, in double.
+  virtual std::vector<double> plane_sums(const T* x, std::size_t plane, std::size_t planes) {
+    std::vector<double> sums(planes);
+    for (std::size_t k = 0; k < planes; ++k) sums[k] = difference_norms(x + k * plane, nullptr, plane).sum;
+    return sums;
+  }
   // The partition method's reduced systems of every line (reduced_system.hpp), from every
   // rank's message in backend memory; x_below and x_above take a plane each.
   virtual void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) = 0;

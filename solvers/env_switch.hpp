@@ -1,7 +1,8 @@
 #pragma once
 // The on/off environment switches of measuring and testing (ADI3D_BULK_COPIES,
-// ADI3D_SPECTRAL_LINES): unset, empty or "on" is on; "off" is off; anything else is an
-// error naming the variable, so that a mistyped switch never passes for the default.
+// ADI3D_SPECTRAL_LINES, ADI3D_KRYLOV_SCALING): unset, empty or "on" is on; "off" is off;
+// anything else is an error naming the variable, so that a mistyped switch never passes
+// for the default.
 #include <cstdlib>
 #include <stdexcept>
 #include <string>

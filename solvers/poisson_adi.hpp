@@ -45,9 +45,10 @@ struct PoissonReport {
   std::vector<double> taus;               // the parameter cycle
   double lambda_min = 0, lambda_max = 0;  // bounds used
   double source_shift = 0;                // constant removed from f for compatibility
-  double setup_seconds = 0;               // direct solve: planning its transforms (the first solve only)
+  double setup_seconds = 0;               // direct solve: planning its transforms (the first solve only);
+                                          // CG: the stepper, the preconditioner and the arrays
   double solve_seconds = 0;               // direct solve: the residual, the solve and the residual after,
-                                          // without the set-up (planning, the stepper's arrays)
+                                          // without the set-up (planning, the stepper's arrays); CG: the rest
 };
 
 // Incompatible data of a singular problem.

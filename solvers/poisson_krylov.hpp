@@ -14,7 +14,9 @@
 //     spectral  the direct solve (spectral_solve.hpp) of the problem with each z plane's
 //               mean alpha (symmetric positive definite too): a layered chip stack is then
 //               solved in the handful of iterations its in-plane variation costs, where
-//               the ADI iteration needs tens. One rank, faces the direct solve takes.
+//               the ADI iteration needs tens. Where alpha varies smoothly inside planes,
+//               scaled by D = sqrt(plane mean / alpha) on both sides (z = D L^-1 D g:
+//               krylov_scales). One rank, faces the direct solve takes.
 //     adi       one cycle of ADI iterations from zero on -A z = W^-1 r with zero face data
 //               (PoissonAdi's steps): any faces, any number of ranks. Not symmetric, so
 //               beta is the flexible (Polak-Ribiere) one, z_new . (r_new - r_old) / rz.
@@ -37,6 +39,11 @@ namespace adi3d {
 template <class T>
 std::string krylov_obstacle(const Diffusion<T>& diffusion, const Forcing<T>& forcing,
                             KrylovPreconditioner preconditioner);
+// Whether the direct solve's preconditioning is scaled by sqrt(plane mean / alpha) for this
+// problem's alpha field (poisson_krylov.cpp, kLargestScaledJump: alpha that varies inside
+// planes without jumps between neighbours), where it costs a handful of iterations.
+template <class T>
+bool krylov_scales(const Diffusion<T>& diffusion, Backend<T>& backend);
 // The preconditioner `requested` resolves to: automatic takes the direct solve where it
 // applies, else ADI.
 template <class T>

@@ -228,6 +228,38 @@ void CpuBackend<T>::copy(const T* src, T* dst, std::size_t n) {
 }
 
 template <class T>
+void CpuBackend<T>::multiply(const T* s, T* x, std::size_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (std::ptrdiff_t e = 0; e < static_cast<std::ptrdiff_t>(n); ++e) x[e] *= s[e];
+}
+
+template <class T>
+void CpuBackend<T>::layer_scaling(const T* alpha, const std::vector<T>& layer_alpha, std::size_t plane, T* s) {
+  const auto planes = static_cast<std::ptrdiff_t>(layer_alpha.size());
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < planes; ++k)
+    for (std::size_t e = static_cast<std::size_t>(k) * plane; e < static_cast<std::size_t>(k + 1) * plane; ++e)
+      s[e] = std::sqrt(layer_alpha[static_cast<std::size_t>(k)] / alpha[e]);
+}
+
+template <class T>
+double CpuBackend<T>::in_plane_jump(const T* alpha, const std::array<int, 3>& n) {
+  const std::size_t nx = static_cast<std::size_t>(n[0]), ny = static_cast<std::size_t>(n[1]);
+  const auto rows = static_cast<std::ptrdiff_t>(ny * static_cast<std::size_t>(n[2]));
+  double largest = 1;
+#pragma omp parallel for reduction(max : largest) schedule(static)
+  for (std::ptrdiff_t row = 0; row < rows; ++row) {
+    const std::size_t j = static_cast<std::size_t>(row) % ny, start = static_cast<std::size_t>(row) * nx;
+    for (std::size_t i = 0; i < nx; ++i) {
+      const double a = alpha[start + i];
+      if (i + 1 < nx) largest = std::max(largest, std::max(a / alpha[start + i + 1], alpha[start + i + 1] / a));
+      if (j + 1 < ny) largest = std::max(largest, std::max(a / alpha[start + i + nx], alpha[start + i + nx] / a));
+    }
+  }
+  return largest;
+}
+
+template <class T>
 Norms CpuBackend<T>::difference_norms(const T* x, const T* y, std::size_t n) {
   double sum_sq = 0, max_abs = 0, sum = 0, sum_abs = 0;
 #pragma omp parallel for reduction(+ : sum_sq, sum, sum_abs) reduction(max : max_abs) schedule(static)

@@ -33,6 +33,9 @@ class CpuBackend : public Backend<T> {
   void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
                           std::size_t plane, std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;
+  void multiply(const T* s, T* x, std::size_t n) override;
+  void layer_scaling(const T* alpha, const std::vector<T>& layer_alpha, std::size_t plane, T* s) override;
+  double in_plane_jump(const T* alpha, const std::array<int, 3>& n) override;
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override {
     solve_reduced_systems(lines, messages, x_below, x_above);
   }

@@ -94,6 +94,16 @@ class DistributedBackend final : public Backend<T> {
     local_->add_coupling_terms(y, v, a, w, b, per_node, x, plane, planes);
   }
   void copy(const T* src, T* dst, std::size_t n) override { local_->copy(src, dst, n); }
+  void multiply(const T* s, T* x, std::size_t n) override { local_->multiply(s, x, n); }
+  void layer_scaling(const T* alpha, const std::vector<T>& layer_alpha, std::size_t plane, T* s) override {
+    local_->layer_scaling(alpha, layer_alpha, plane, s);
+  }
+  // This rank's planes.
+  double in_plane_jump(const T* alpha, const std::array<int, 3>& n) override { return local_->in_plane_jump(alpha, n); }
+  // This rank's planes (as the norms of arrays other than grid arrays).
+  std::vector<double> plane_sums(const T* x, std::size_t plane, std::size_t planes) override {
+    return local_->plane_sums(x, plane, planes);
+  }
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override {
     local_->solve_reduced_lines(lines, messages, x_below, x_above);
   }

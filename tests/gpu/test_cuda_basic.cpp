@@ -1,5 +1,6 @@
-// CUDA backend basics: creation and errors, transfers, fill, axpy, set_face, the tangential
-// factors of face arrays and the norm reduction, each against the CPU backend.
+// CUDA backend basics: creation and errors, transfers, fill, axpy, the diagonal scalings,
+// set_face, the tangential factors of face arrays and the norm, dot and plane reductions,
+// each against the CPU backend.
 #include "gpu_test_support.hpp"
 #include "solvers/bench/sanitizer_probes.hpp"
 #include "solvers/face_layout.hpp"
@@ -204,6 +205,66 @@ TYPED_TEST(CudaBasic, DotMatchesCpu) {
     EXPECT_NEAR(g, c, 1e-12 * scale.sum_squares + 1e-300) << n;
     EXPECT_EQ(this->gpu_->dot(gx.data(), gy.data(), 0), 0.0);
   }
+}
+
+// The Krylov preconditioner's diagonal scaling: one rounded product a value, the CPU's bits.
+TYPED_TEST(CudaBasic, MultiplyMatchesCpu) {
+  const std::size_t n = 300007;
+  const auto s = random_field<TypeParam>(n, this->rng_);
+  const auto x = random_field<TypeParam>(n, this->rng_);
+  Array<TypeParam> gs = this->to_gpu(s), gx = this->to_gpu(x), cs = this->to_cpu(s), cx = this->to_cpu(x);
+  this->gpu_->multiply(gs.data(), gx.data(), n);
+  this->cpu_->multiply(cs.data(), cx.data(), n);
+  const auto product = this->from_cpu(cx);
+  EXPECT_EQ(this->from_gpu(gx), product);
+  EXPECT_NE(product, x);
+}
+
+// sqrt(layer / alpha) plane by plane (a positive alpha field), correctly rounded on both.
+TYPED_TEST(CudaBasic, LayerScalingMatchesCpu) {
+  using T = TypeParam;
+  const std::size_t plane = 1237, planes = 53, n = plane * planes;
+  const auto alpha = random_field<T>(n, this->rng_, 0.5, 2.5);
+  std::vector<T> layers(planes);
+  for (std::size_t k = 0; k < planes; ++k) layers[k] = T(0.25) + T(k);
+  Array<T> ga = this->to_gpu(alpha), ca = this->to_cpu(alpha), gs = this->gpu_->allocate(n), cs = this->cpu_->allocate(n);
+  this->gpu_->layer_scaling(ga.data(), layers, plane, gs.data());
+  this->cpu_->layer_scaling(ca.data(), layers, plane, cs.data());
+  const auto expected = this->from_cpu(cs);
+  EXPECT_EQ(this->from_gpu(gs), expected);
+  EXPECT_EQ(expected[5 * plane + 7], std::sqrt(layers[5] / alpha[5 * plane + 7]));
+}
+
+// The largest ratio of neighbours' alpha along x and y: a max, so the CPU's to the bit.
+TYPED_TEST(CudaBasic, InPlaneJumpMatchesCpu) {
+  using T = TypeParam;
+  for (const std::array<int, 3> n : {std::array<int, 3>{1, 1, 3}, std::array<int, 3>{37, 29, 11},
+                                     std::array<int, 3>{257, 130, 9}}) {
+    const std::size_t size = static_cast<std::size_t>(n[0]) * n[1] * n[2];
+    auto alpha = random_field<T>(size, this->rng_, 1.0, 1.5);
+    Array<T> ga = this->to_gpu(alpha), ca = this->to_cpu(alpha);
+    const double expected = this->cpu_->in_plane_jump(ca.data(), n);
+    EXPECT_EQ(this->gpu_->in_plane_jump(ga.data(), n), expected) << n[0] << " x " << n[1] << " x " << n[2];
+    EXPECT_EQ(expected == 1.0, size == 3);
+  }
+}
+
+// One reduction for all planes: each plane's sum as the norms' sum of that plane alone.
+TYPED_TEST(CudaBasic, PlaneSumsMatchCpu) {
+  for (const std::size_t plane : {std::size_t(1), std::size_t(255), std::size_t(66049)}) {
+    const std::size_t planes = 67, n = plane * planes;
+    const auto x = random_field<TypeParam>(n, this->rng_);
+    Array<TypeParam> gx = this->to_gpu(x), cx = this->to_cpu(x);
+    const std::vector<double> g = this->gpu_->plane_sums(gx.data(), plane, planes);
+    const std::vector<double> c = this->cpu_->plane_sums(cx.data(), plane, planes);
+    ASSERT_EQ(g.size(), planes);
+    for (std::size_t k = 0; k < planes; ++k) {
+      double scale = 0;
+      for (std::size_t e = 0; e < plane; ++e) scale += std::abs(static_cast<double>(x[k * plane + e]));
+      EXPECT_NEAR(g[k], c[k], 1e-14 * scale + 1e-300) << "plane " << k << " of " << plane;
+    }
+  }
+  EXPECT_TRUE(this->gpu_->plane_sums(nullptr, 10, 0).empty());
 }
 
 // A NaN anywhere makes every norm NaN; the max reduction alone would have dropped it.

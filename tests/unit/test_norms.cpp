@@ -1,10 +1,12 @@
 // Norms of fields that hold a NaN or an infinity (solvers/nan_norms.hpp): the max norm must
-// say so, where a max reduction alone had dropped the NaN and reported max error 0.
+// say so, where a max reduction alone had dropped the NaN and reported max error 0. And the
+// CPU backend's largest jump of alpha inside planes.
 #include "physics/error_norms.hpp"
 #include "solvers/backend.hpp"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -34,6 +36,22 @@ TEST(Norms, AnInfinityIsTheMax) {
   const Norms finite = cpu->difference_norms(x.data(), nullptr, x.size());
   EXPECT_EQ(finite.max_abs, 7.0);
   EXPECT_DOUBLE_EQ(finite.sum_abs, 512 * 2.0 + 7.0);
+}
+
+// The Krylov preconditioner's test of a field's jumps inside planes: neighbours along x and
+// y count, along z and across row or plane ends (neighbours in memory only) they do not.
+TEST(Norms, InPlaneJumpTakesXAndYNeighboursOnly) {
+  auto cpu = make_cpu_backend<double>();
+  const std::array<int, 3> n{5, 4, 3};
+  std::vector<double> alpha(60, 2.0);
+  EXPECT_EQ(cpu->in_plane_jump(alpha.data(), n), 1.0);
+  for (int e = 40; e < 60; ++e) alpha[e] = 1000;  // the top plane: a jump along z
+  for (int j = 0; j < 4; ++j) alpha[4 + 5 * j] = 3;  // the last column: after each row end
+  EXPECT_EQ(cpu->in_plane_jump(alpha.data(), n), 1.5);
+  alpha[2 * 5 + 1 + 20] = 0.5;  // node (1, 2, 1): 4 times its neighbours along x and y
+  EXPECT_EQ(cpu->in_plane_jump(alpha.data(), n), 4.0);
+  alpha[3 * 5 + 1 + 20] = 0.25;  // its y neighbour, 8 times its own x neighbours
+  EXPECT_EQ(cpu->in_plane_jump(alpha.data(), n), 8.0);
 }
 
 }  // namespace

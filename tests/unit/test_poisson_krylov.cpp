@@ -8,6 +8,7 @@
 // cannot run is refused with the reason.
 #include "solvers/poisson_krylov.hpp"
 #include "tests/unit/dense_reference.hpp"
+#include "tests/unit/scoped_env.hpp"
 #include "tests/unit/spectral_fixtures.hpp"
 
 #include <gtest/gtest.h>
@@ -301,6 +302,35 @@ TEST(PoissonKrylov, FewerIterationsThanTheAdiIteration) {
     EXPECT_LT(k.report.iterations, a.report.iterations);
     EXPECT_LE(max_difference(k.u, a.u), 1e-6 * max_abs(a.u));
     EXPECT_LE(max_difference(ka.u, a.u), 1e-6 * max_abs(a.u));
+  }
+}
+
+// The direct solve's preconditioner scaled by sqrt(plane mean / alpha) on both sides (on by
+// default; ADI3D_KRYLOV_SCALING=off leaves it out): the same solution, in half the
+// iterations or fewer on the smooth field (11 against 29 here). The stacks with vias and
+// the random field jump by more than kLargestScaledJump between neighbours in a plane:
+// they are left unscaled (scaled, the random field took 81 iterations against 65).
+TEST(PoissonKrylov, ScalingByAlphaCutsIterationsOnSmoothFields) {
+  for (const KrylovCase& c : krylov_cases()) {
+    SCOPED_TRACE(c.name);
+    KrylovProblem<double> p = krylov_problem<double>(c, {17, 16, 20});
+    const auto backend = make_cpu_backend<double>();
+    const auto solve = [&](const char* scaling) {
+      const ScopedEnv env("ADI3D_KRYLOV_SCALING", scaling);
+      PoissonKrylov<double> krylov(*backend, p.d, p.data, {1e-10, 500, 0});
+      return run<double>(*backend, p.d, [&](double* u) { return krylov.solve(u); });
+    };
+    const Solved<double> scaled = solve(nullptr), plain = solve("off");
+    std::printf("[          ] %s: scaled %ld iterations, plain %ld\n", c.name, scaled.report.iterations,
+                plain.report.iterations);
+    EXPECT_TRUE(scaled.report.converged && plain.report.converged);
+    EXPECT_LE(max_difference(scaled.u, plain.u), 1e-7 * max_abs(plain.u));
+    if (c.field == Field::smooth) {
+      EXPECT_LE(2 * scaled.report.iterations, plain.report.iterations);
+    } else {
+      EXPECT_EQ(scaled.report.iterations, plain.report.iterations);
+      EXPECT_EQ(scaled.u, plain.u);
+    }
   }
 }
 

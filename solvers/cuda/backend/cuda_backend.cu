@@ -348,6 +348,51 @@ void CudaBackend<T>::copy(const T* src, T* dst, std::size_t n) {
 }
 
 template <class T>
+void CudaBackend<T>::multiply(const T* s, T* x, std::size_t n) {
+  if (n == 0) return;
+  activate();
+  launch_multiply(s, x, n, stream_);
+}
+
+template <class T>
+void CudaBackend<T>::layer_scaling(const T* alpha, const std::vector<T>& layer_alpha, std::size_t plane, T* s) {
+  if (layer_alpha.empty() || plane == 0) return;
+  activate();
+  Array<T> layers = allocate(layer_alpha.size());
+  upload(layer_alpha.data(), layers.data(), layer_alpha.size());
+  launch_layer_scaling(alpha, layers.data(), plane, layer_alpha.size(), s, stream_);
+  synchronize();  // before `layers` goes
+}
+
+template <class T>
+std::vector<double> CudaBackend<T>::plane_sums(const T* x, std::size_t plane, std::size_t planes) {
+  std::vector<double> sums(planes);
+  if (planes == 0) return sums;
+  activate();
+  Array<double> device_sums = device_allocate<double>(planes);
+  launch_plane_sums(x, plane, planes, device_sums.data(), stream_);
+  ADI3D_CUDA_CHECK(
+      cudaMemcpyAsync(sums.data(), device_sums.data(), planes * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return sums;
+}
+
+template <class T>
+double CudaBackend<T>::in_plane_jump(const T* alpha, const std::array<int, 3>& n) {
+  const std::size_t size = static_cast<std::size_t>(n[0]) * n[1] * n[2];
+  if (size == 0) return 1;
+  activate();
+  const int blocks = in_plane_jump_blocks(size);
+  Array<double> block_max = device_allocate<double>(static_cast<std::size_t>(blocks));
+  launch_in_plane_jump(alpha, n[0], n[1], size, block_max.data(), stream_);
+  std::vector<double> host(static_cast<std::size_t>(blocks));
+  ADI3D_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), block_max.data(), host.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return *std::max_element(host.begin(), host.end());
+}
+
+template <class T>
 void CudaBackend<T>::solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) {
   activate();
   if (launch_solve_reduced_lines(lines, messages, x_below, x_above, stream_)) return;

@@ -124,12 +124,27 @@ void launch_difference_norms(const T* x, const T* y, std::size_t n, const NormSc
 template <class T>
 void launch_dot(const T* x, const T* y, std::size_t n, const NormScratch& s, cudaStream_t stream);
 
+// The largest ratio of x or y neighbours' alpha (n nodes, rows of nx, planes of nx ny):
+// one value a block into block_max, in_plane_jump_blocks(n) of them.
+int in_plane_jump_blocks(std::size_t n);
+template <class T>
+void launch_in_plane_jump(const T* alpha, int nx, int ny, std::size_t n, double* block_max, cudaStream_t stream);
+// sums[k] = the sum of plane k of x (`plane` values a plane), in double.
+template <class T>
+void launch_plane_sums(const T* x, std::size_t plane, std::size_t planes, double* sums, cudaStream_t stream);
+
 template <class T>
 void launch_fill(T* x, T value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s);
 template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s);
+template <class T>
+void launch_multiply(const T* scale, T* x, std::size_t n, cudaStream_t s);
+// scale = sqrt(layer[k] / alpha) on plane k; layer: device memory, one value a plane.
+template <class T>
+void launch_layer_scaling(const T* alpha, const T* layer, std::size_t plane, std::size_t planes, T* scale,
+                          cudaStream_t s);
 // y = T(a x + b y) from x of the other precision, in double (b = 0: y is not read).
 template <class T>
 void launch_axpby_converted(double a, const OtherPrecision<T>* x, double b, T* y, std::size_t n, cudaStream_t s);
@@ -212,6 +227,10 @@ class CudaBackend final : public Backend<T> {
   void add_coupling_terms(const T* y, const T* v, const T* a, const T* w, const T* b, bool per_node, T* x,
                           std::size_t plane, std::size_t planes) override;
   void copy(const T* src, T* dst, std::size_t n) override;
+  void multiply(const T* s, T* x, std::size_t n) override;
+  void layer_scaling(const T* alpha, const std::vector<T>& layer_alpha, std::size_t plane, T* s) override;
+  std::vector<double> plane_sums(const T* x, std::size_t plane, std::size_t planes) override;
+  double in_plane_jump(const T* alpha, const std::array<int, 3>& n) override;
   void solve_reduced_lines(const ReducedLines& lines, const T* messages, T* x_below, T* x_above) override;
   Norms difference_norms(const T* x, const T* y, std::size_t n) override;
   double dot(const T* x, const T* y, std::size_t n) override;

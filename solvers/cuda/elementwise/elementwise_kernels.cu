@@ -1,4 +1,5 @@
 // Element-wise kernels: fill (1 write per point), y += a x (2 reads + 1 write per point),
+// x *= s and the layer scaling s = sqrt(layer / alpha) (2 arrays per point),
 // y = a x + b y across precisions (mixed-precision Poisson; 1 read + 1 write per point
 // with b = 0, 2 reads + 1 write else, of 4 and 8 bytes),
 // the partition method's coupling terms x += y + v a + w b with planes a and b broadcast
@@ -44,6 +45,21 @@ __global__ void axpy_kernel(T a, const T* __restrict__ x, T* __restrict__ y, std
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
        e += std::size_t(gridDim.x) * blockDim.x)
     y[e] += a * x[e];
+}
+
+template <class T>
+__global__ void multiply_kernel(const T* __restrict__ s, T* __restrict__ x, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    x[e] *= s[e];
+}
+
+template <class T>
+__global__ void layer_scaling_kernel(const T* __restrict__ alpha, const T* __restrict__ layer, std::size_t plane,
+                                     T* __restrict__ s, std::size_t n) {
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x)
+    s[e] = sqrt(layer[e / plane] / alpha[e]);
 }
 
 // In double whichever way the conversion goes: the double side keeps its digits.
@@ -144,6 +160,20 @@ void launch_add_constant(T* x, double value, std::size_t n, cudaStream_t s) {
 }
 
 template <class T>
+void launch_multiply(const T* scale, T* x, std::size_t n, cudaStream_t s) {
+  multiply_kernel<<<grid_for(n), kThreads, 0, s>>>(scale, x, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_layer_scaling(const T* alpha, const T* layer, std::size_t plane, std::size_t planes, T* scale,
+                          cudaStream_t s) {
+  const std::size_t n = plane * planes;
+  layer_scaling_kernel<<<grid_for(n), kThreads, 0, s>>>(alpha, layer, plane, scale, n);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
 void launch_axpy(T a, const T* x, T* y, std::size_t n, cudaStream_t s) {
   axpy_kernel<<<grid_for(n), kThreads, 0, s>>>(a, x, y, n);
   ADI3D_CUDA_LAUNCH_CHECK();
@@ -203,6 +233,8 @@ void launch_face_tangential_factor(const OperatorView<T>& op, int face, int axis
   template void launch_fill<T>(T*, T, std::size_t, cudaStream_t);                \
   template void launch_add_constant<T>(T*, double, std::size_t, cudaStream_t);   \
   template void launch_axpy<T>(T, const T*, T*, std::size_t, cudaStream_t);      \
+  template void launch_multiply<T>(const T*, T*, std::size_t, cudaStream_t);     \
+  template void launch_layer_scaling<T>(const T*, const T*, std::size_t, std::size_t, T*, cudaStream_t); \
   template void launch_axpby_converted<T>(double, const OtherPrecision<T>*, double, T*, std::size_t, cudaStream_t); \
   template void launch_sum_blocks<T>(const T*, int, std::size_t, T*, cudaStream_t); \
   template void launch_add_coupling_terms<T>(const T*, const T*, const T*, const T*, const T*, bool, T*, std::size_t, \

@@ -110,7 +110,63 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The sum of each plane: a block a plane (grid-stride over the planes), the same order of
+// terms whatever the grid.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    plane_sums_kernel(const T* __restrict__ x, std::size_t plane, std::size_t planes, double* __restrict__ sums) {
+  __shared__ Acc shared[kWarps];
+  for (std::size_t k = blockIdx.x; k < planes; k += gridDim.x) {
+    const T* p = x + k * plane;
+    Acc a{0, 0, 0, 0};
+    for (std::size_t e = threadIdx.x; e < plane; e += blockDim.x) a.sum += static_cast<double>(p[e]);
+    a = block_reduce(a, shared);
+    if (threadIdx.x == 0) sums[k] = a.sum;
+    __syncthreads();  // shared[] is reused by the next plane
+  }
+}
+
+// Each block's largest ratio of x or y neighbours' alpha into block_max[blockIdx.x].
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    in_plane_jump_kernel(const T* __restrict__ alpha, int nx, int ny, std::size_t n, double* __restrict__ block_max) {
+  __shared__ Acc shared[kWarps];
+  Acc a{0, 1, 0, 0};  // the max slot
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::size_t(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(e % nx), j = static_cast<int>(e / nx % ny);
+    const double v = alpha[e];
+    if (i + 1 < nx) {
+      const double w = alpha[e + 1];
+      a.mx = fmax(a.mx, fmax(v / w, w / v));
+    }
+    if (j + 1 < ny) {
+      const double w = alpha[e + nx];
+      a.mx = fmax(a.mx, fmax(v / w, w / v));
+    }
+  }
+  a = block_reduce(a, shared);
+  if (threadIdx.x == 0) block_max[blockIdx.x] = a.mx;
+}
+
 }  // namespace
+
+int in_plane_jump_blocks(std::size_t n) {
+  return static_cast<int>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 1024));
+}
+
+template <class T>
+void launch_in_plane_jump(const T* alpha, int nx, int ny, std::size_t n, double* block_max, cudaStream_t stream) {
+  in_plane_jump_kernel<<<in_plane_jump_blocks(n), kThreads, 0, stream>>>(alpha, nx, ny, n, block_max);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_plane_sums(const T* x, std::size_t plane, std::size_t planes, double* sums, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(planes, 65535));
+  plane_sums_kernel<<<blocks, kThreads, 0, stream>>>(x, plane, planes, sums);
+  ADI3D_CUDA_LAUNCH_CHECK();
+}
 
 template <class T>
 void launch_difference_norms(const T* x, const T* y, std::size_t n, const NormScratch& s,
@@ -129,6 +185,10 @@ void launch_dot(const T* x, const T* y, std::size_t n, const NormScratch& s, cud
   ADI3D_CUDA_LAUNCH_CHECK();
 }
 
+template void launch_in_plane_jump<float>(const float*, int, int, std::size_t, double*, cudaStream_t);
+template void launch_in_plane_jump<double>(const double*, int, int, std::size_t, double*, cudaStream_t);
+template void launch_plane_sums<float>(const float*, std::size_t, std::size_t, double*, cudaStream_t);
+template void launch_plane_sums<double>(const double*, std::size_t, std::size_t, double*, cudaStream_t);
 template void launch_dot<float>(const float*, const float*, std::size_t, const NormScratch&, cudaStream_t);
 template void launch_dot<double>(const double*, const double*, std::size_t, const NormScratch&, cudaStream_t);
 template void launch_difference_norms<float>(const float*, const float*, std::size_t,
