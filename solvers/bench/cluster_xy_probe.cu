@@ -57,6 +57,52 @@ std::size_t smem_bytes(int n) {
   return (xbuf + (tile > staging ? tile : staging) + 3 * 32 * kCap) * sizeof(T);
 }
 
+// x line j of plane k: dt (A u) through this warp's two staging rows (u of the line at
+// 1 + i, its y and z terms at i; u straight from global memory, zero outside the grid),
+// solved; v: lane p's rows p C .. p C + C-1. Every lane of the warp.
+__device__ __forceinline__ void solve_x_line(const T* __restrict__ u, int n, int nz, int j, int k, T* stage_c,
+                                             T* stage_p, const T* fac, const Weights& w, T (&v)[kCap]) {
+  const int lane = threadIdx.x % 32;
+  const std::size_t nxy = static_cast<std::size_t>(n) * n;
+  const std::size_t row = static_cast<std::size_t>(k) * nxy + static_cast<std::size_t>(j) * n;
+#pragma unroll 4
+  for (int i = lane; i < n; i += 32) {
+    const T c = u[row + i];
+    const T yn = j > 0 ? u[row + i - n] : T(0), ys = j < n - 1 ? u[row + i + n] : T(0);
+    const T zm = k > 0 ? u[row + i - nxy] : T(0), zp = k < nz - 1 ? u[row + i + nxy] : T(0);
+    stage_c[1 + i] = c;
+    stage_p[i] = w.wy * (yn - c) + w.wy * (ys - c) + w.wz * (zm - c) + w.wz * (zp - c);
+  }
+  for (int i = n + lane; i < kStage - 1; i += 32) {
+    stage_c[1 + i] = T(0);
+    stage_p[i] = T(0);
+  }
+  if (lane == 0) stage_c[0] = T(0);
+  __syncwarp();
+#pragma unroll
+  for (int q = 0; q < kCap; ++q) {
+    const int i = lane * kCap + q;
+    const T c = stage_c[1 + i];
+    v[q] = w.dt * (w.wx * (stage_c[i] - c) + w.wx * (stage_c[i + 2] - c) + stage_p[i]);
+  }
+  adi3d::cuda::fused::warp_solve<T, kCap>(v, fac, w.s);
+}
+
+// The y lines of this block's columns in its tile (rows of P values, a line a column), two a
+// warp, solved in place; the padding rows past n are zero.
+__device__ __forceinline__ void solve_y_lines(T* tile, int n, int R, int P, const T* fac, T s) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int line = warp; line < R; line += kWarps) {
+    T v[kCap];
+#pragma unroll
+    for (int q = 0; q < kCap; ++q) v[q] = tile[(lane * kCap + q) * P + line];
+    adi3d::cuda::fused::warp_solve<T, kCap>(v, fac, s);
+#pragma unroll
+    for (int q = 0; q < kCap; ++q)
+      if (lane * kCap + q < n) tile[(lane * kCap + q) * P + line] = v[q];
+  }
+}
+
 __global__ void __launch_bounds__(kThreads, 1)
     cluster_xy(const T* __restrict__ u, T* __restrict__ d, int n, int nz, int planes_per_cluster,
                const T* __restrict__ factors, Weights w, int phases) {
@@ -83,29 +129,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     T* const mine = xbuf + buffer * R * n;
     for (int line = warp; line < R; line += kWarps) {
       const int j = rank * R + line;
-      const std::size_t row = static_cast<std::size_t>(k) * nxy + static_cast<std::size_t>(j) * n;
-#pragma unroll 4
-      for (int i = lane; i < n; i += 32) {
-        const T c = u[row + i];
-        const T yn = j > 0 ? u[row + i - n] : T(0), ys = j < n - 1 ? u[row + i + n] : T(0);
-        const T zm = k > 0 ? u[row + i - nxy] : T(0), zp = k < nz - 1 ? u[row + i + nxy] : T(0);
-        stage_c[1 + i] = c;
-        stage_p[i] = w.wy * (yn - c) + w.wy * (ys - c) + w.wz * (zm - c) + w.wz * (zp - c);
-      }
-      for (int i = n + lane; i < kStage - 1; i += 32) {
-        stage_c[1 + i] = T(0);
-        stage_p[i] = T(0);
-      }
-      if (lane == 0) stage_c[0] = T(0);
-      __syncwarp();
       T v[kCap];
-#pragma unroll
-      for (int q = 0; q < kCap; ++q) {
-        const int i = lane * kCap + q;
-        const T c = stage_c[1 + i];
-        v[q] = w.dt * (w.wx * (stage_c[i] - c) + w.wx * (stage_c[i + 2] - c) + stage_p[i]);
-      }
-      adi3d::cuda::fused::warp_solve<T, kCap>(v, fac, w.s);
+      solve_x_line(u, n, nz, j, k, stage_c, stage_p, fac, w, v);
 #pragma unroll
       for (int q = 0; q < kCap; ++q) {
         const int i = lane * kCap + q;
@@ -124,15 +149,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     for (int e = n * P + tid; e < tile_elems; e += kThreads) tile[e] = T(0);
     __syncthreads();
-    for (int line = warp; line < R; line += kWarps) {
-      T v[kCap];
-#pragma unroll
-      for (int q = 0; q < kCap; ++q) v[q] = tile[(lane * kCap + q) * P + line];
-      adi3d::cuda::fused::warp_solve<T, kCap>(v, fac, w.s);
-#pragma unroll
-      for (int q = 0; q < kCap; ++q)
-        if (lane * kCap + q < n) tile[(lane * kCap + q) * P + line] = v[q];
-    }
+    solve_y_lines(tile, n, R, P, fac, w.s);
     __syncthreads();
     for (int m = tid / R; m < n; m += kThreads / R)
       d[static_cast<std::size_t>(k) * nxy + static_cast<std::size_t>(m) * n + rank * R + col] = tile[m * P + col];
@@ -181,29 +198,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int k = k_begin, buffer = 0; k < k_end; ++k, buffer ^= 1) {
     for (int line = warp; line < R; line += kWarps) {
       const int j = rank * R + line;
-      const std::size_t row = static_cast<std::size_t>(k) * nxy + static_cast<std::size_t>(j) * n;
-#pragma unroll 4
-      for (int i = lane; i < n; i += 32) {
-        const T c = u[row + i];
-        const T yn = j > 0 ? u[row + i - n] : T(0), ys = j < n - 1 ? u[row + i + n] : T(0);
-        const T zm = k > 0 ? u[row + i - nxy] : T(0), zp = k < nz - 1 ? u[row + i + nxy] : T(0);
-        stage_c[1 + i] = c;
-        stage_p[i] = w.wy * (yn - c) + w.wy * (ys - c) + w.wz * (zm - c) + w.wz * (zp - c);
-      }
-      for (int i = n + lane; i < kStage - 1; i += 32) {
-        stage_c[1 + i] = T(0);
-        stage_p[i] = T(0);
-      }
-      if (lane == 0) stage_c[0] = T(0);
-      __syncwarp();
       T v[kCap];
-#pragma unroll
-      for (int q = 0; q < kCap; ++q) {
-        const int i = lane * kCap + q;
-        const T c = stage_c[1 + i];
-        v[q] = w.dt * (w.wx * (stage_c[i] - c) + w.wx * (stage_c[i + 2] - c) + stage_p[i]);
-      }
-      adi3d::cuda::fused::warp_solve<T, kCap>(v, fac, w.s);
+      solve_x_line(u, n, nz, j, k, stage_c, stage_p, fac, w, v);
       __syncwarp();  // every lane has read the staging rows
 #pragma unroll
       for (int q = 0; q < kCap; ++q) stage_p[lane * kCap + q] = v[q];
@@ -219,15 +215,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     cluster.sync();  // every block's pushes of plane k have landed
     if (phases == 1) continue;
     T* const tile = tiles + buffer * tile_elems;
-    for (int line = warp; line < R; line += kWarps) {
-      T v[kCap];
-#pragma unroll
-      for (int q = 0; q < kCap; ++q) v[q] = tile[(lane * kCap + q) * P + line];
-      adi3d::cuda::fused::warp_solve<T, kCap>(v, fac, w.s);
-#pragma unroll
-      for (int q = 0; q < kCap; ++q)
-        if (lane * kCap + q < n) tile[(lane * kCap + q) * P + line] = v[q];
-    }
+    solve_y_lines(tile, n, R, P, fac, w.s);
     __syncthreads();
     for (int m = tid / R; m < n; m += kThreads / R)
       d[static_cast<std::size_t>(k) * nxy + static_cast<std::size_t>(m) * n + rank * R + col] = tile[m * P + col];
