@@ -27,8 +27,8 @@ class PoissonKrylov<T>::Preconditioner {
 namespace {
 
 // Each z plane's mean alpha (empty where alpha is constant): the direct solve's problem.
-// A field in backend memory is summed there, one reduction for all planes, rather than read back
-// whole (136 MB at 257^3 double) and summed on one host thread.
+// A field in backend memory is summed there, one reduction for all planes, rather than
+// read back whole (136 MB at 257^3 double) and summed on one host thread.
 template <class T>
 SpectralLayers<T> plane_means(const Diffusion<T>& d, Backend<T>& backend) {
   const Grid3& g = d.grid;
@@ -62,7 +62,9 @@ SpectralLayers<T> plane_means(const Diffusion<T>& d, Backend<T>& backend) {
 // none). Measured in docs/numerics.md.
 constexpr double kLargestScaledJump = 4;
 
-bool scaling_pays(double jump) { return jump > 1 && jump <= kLargestScaledJump && !env_switched_off("ADI3D_KRYLOV_SCALING"); }
+bool scaling_pays(double jump) {
+  return jump > 1 && jump <= kLargestScaledJump && !env_switched_off("ADI3D_KRYLOV_SCALING");
+}
 
 template <class T>
 class SpectralPreconditioner final : public PoissonKrylov<T>::Preconditioner {

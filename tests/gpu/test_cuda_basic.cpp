@@ -227,7 +227,8 @@ TYPED_TEST(CudaBasic, LayerScalingMatchesCpu) {
   const auto alpha = random_field<T>(n, this->rng_, 0.5, 2.5);
   std::vector<T> layers(planes);
   for (std::size_t k = 0; k < planes; ++k) layers[k] = T(0.25) + T(k);
-  Array<T> ga = this->to_gpu(alpha), ca = this->to_cpu(alpha), gs = this->gpu_->allocate(n), cs = this->cpu_->allocate(n);
+  Array<T> ga = this->to_gpu(alpha), ca = this->to_cpu(alpha);
+  Array<T> gs = this->gpu_->allocate(n), cs = this->cpu_->allocate(n);
   this->gpu_->layer_scaling(ga.data(), layers, plane, gs.data());
   this->cpu_->layer_scaling(ca.data(), layers, plane, cs.data());
   const auto expected = this->from_cpu(cs);
