@@ -245,6 +245,26 @@ std::vector<T> chunk_factors(T a, T s) {
 
 using Kernel = void (*)(const T*, T*, int, int, int, const T*, Weights, int);
 
+// The launch configuration of `clusters` clusters of kClusterBlocks blocks (the attribute
+// lives beside the configuration that points at it: not copyable).
+struct ClusterLaunch {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute cluster{};
+  ClusterLaunch(int clusters, std::size_t smem, cudaStream_t stream) {
+    config.gridDim = dim3(kClusterBlocks * clusters);
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = kClusterBlocks;
+    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 struct Launch {
   Kernel kernel = nullptr;
   int clusters = 0, planes_per_cluster = 0;
@@ -258,17 +278,8 @@ Launch plan(Kernel kernel, std::size_t smem, int nz) {
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(l.smem)));
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(kClusterBlocks);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = l.smem;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kClusterBlocks;
-  cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&l.clusters, kernel, &config));
+  ClusterLaunch one(1, l.smem, nullptr);
+  ADI3D_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&l.clusters, kernel, &one.config));
   if (l.clusters < 1) throw std::runtime_error("no cluster of 16 blocks fits on this device");
   l.planes_per_cluster = (nz + l.clusters - 1) / l.clusters;
   l.clusters = (nz + l.planes_per_cluster - 1) / l.planes_per_cluster;
@@ -278,18 +289,8 @@ Launch plan(Kernel kernel, std::size_t smem, int nz) {
 // phases: 0 the x lines alone, 1 and the cluster barrier, 2 the whole pass.
 void launch(const Launch& l, const T* u, T* d, int n, int nz, const T* factors, Weights w, cudaStream_t stream,
             int phases = 2) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(kClusterBlocks * l.clusters);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = l.smem;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kClusterBlocks;
-  cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  ADI3D_CUDA_CHECK(cudaLaunchKernelEx(&config, l.kernel, u, d, n, nz, l.planes_per_cluster, factors, w, phases));
+  ClusterLaunch all(l.clusters, l.smem, stream);
+  ADI3D_CUDA_CHECK(cudaLaunchKernelEx(&all.config, l.kernel, u, d, n, nz, l.planes_per_cluster, factors, w, phases));
 }
 
 // dt (A u) at node (i, j, k), zero outside the grid, as the kernel forms it.

@@ -365,31 +365,32 @@ void CudaBackend<T>::layer_scaling(const T* alpha, const std::vector<T>& layer_a
 }
 
 template <class T>
-std::vector<double> CudaBackend<T>::plane_sums(const T* x, std::size_t plane, std::size_t planes) {
-  std::vector<double> sums(planes);
-  if (planes == 0) return sums;
+template <class Launch>
+std::vector<double> CudaBackend<T>::doubles_from(std::size_t count, Launch launch) {
   activate();
-  Array<double> device_sums = device_allocate<double>(planes);
-  launch_plane_sums(x, plane, planes, device_sums.data(), stream_);
+  Array<double> device = device_allocate<double>(count);
+  launch(device.data());
+  std::vector<double> host(count);
   ADI3D_CUDA_CHECK(
-      cudaMemcpyAsync(sums.data(), device_sums.data(), planes * sizeof(double), cudaMemcpyDeviceToHost, stream_));
-  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return sums;
+      cudaMemcpyAsync(host.data(), device.data(), count * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before `device` goes, and for `host`
+  return host;
+}
+
+template <class T>
+std::vector<double> CudaBackend<T>::plane_sums(const T* x, std::size_t plane, std::size_t planes) {
+  if (planes == 0) return {};
+  return doubles_from(planes, [&](double* out) { launch_plane_sums(x, plane, planes, out, stream_); });
 }
 
 template <class T>
 double CudaBackend<T>::in_plane_jump(const T* alpha, const std::array<int, 3>& n) {
   const std::size_t size = static_cast<std::size_t>(n[0]) * n[1] * n[2];
   if (size == 0) return 1;
-  activate();
-  const int blocks = in_plane_jump_blocks(size);
-  Array<double> block_max = device_allocate<double>(static_cast<std::size_t>(blocks));
-  launch_in_plane_jump(alpha, n[0], n[1], size, block_max.data(), stream_);
-  std::vector<double> host(static_cast<std::size_t>(blocks));
-  ADI3D_CUDA_CHECK(
-      cudaMemcpyAsync(host.data(), block_max.data(), host.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
-  ADI3D_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return *std::max_element(host.begin(), host.end());
+  const auto blocks = static_cast<std::size_t>(in_plane_jump_blocks(size));
+  const std::vector<double> block_max =
+      doubles_from(blocks, [&](double* out) { launch_in_plane_jump(alpha, n[0], n[1], size, out, stream_); });
+  return *std::max_element(block_max.begin(), block_max.end());
 }
 
 template <class T>

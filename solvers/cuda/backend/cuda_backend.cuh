@@ -262,6 +262,9 @@ class CudaBackend final : public Backend<T> {
   // One reduction (launch(scratch) on the stream) and its kNormValues results, waited for.
   template <class Launch>
   std::array<double, kNormValues> reduce(Launch launch);
+  // The `count` doubles a kernel that launch(out) queues writes to out, on the host.
+  template <class Launch>
+  std::vector<double> doubles_from(std::size_t count, Launch launch);
   T* line_scratch(std::size_t n);
   // The x lines by the policy's variant or the one it hands them to; thread_thomas where
   // none took them (nothing launched).
