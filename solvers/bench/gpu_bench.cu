@@ -142,8 +142,8 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    ms, (fused ? 7 : 11) * field_bytes});
   }
 
-  // Periodic faces all round: every line cyclic (Sherman-Morrison), the step unfused (11
-  // arrays). Each solve by a warp per line (default) and by the path it took before, the
+  // Periodic faces all round: every line cyclic (Sherman-Morrison); the step unfused (11
+  // arrays), then fused (7). Each solve by a warp per line (default) and by the path it took before, the
   // tridiag library's cyclic solver over coefficient arrays for x and per-thread Thomas on
   // shared factors for y and z; then the step by each (the earlier paths: x by tridiag, y
   // and z by Thomas).
@@ -177,6 +177,13 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                      ms, 11 * field_bytes});
     }
     backend.set_policy(CudaPolicy{});
+    // Fused (the default where it applies): the x pass wraps the stencil, every pass
+    // corrects its cyclic lines; 7 arrays.
+    bool fused = true;
+    const double ms = median_ms(backend, 2, repetitions, [&] {
+      fused = backend.fused_douglas_step(pop, u.data(), nullptr, dt, tau, r.data()) && fused;
+    });
+    if (fused) out.push_back({"douglas_step", "fused, periodic faces (rhs+x, y, z+update)", ms, 7 * field_bytes});
   }
 
   // Variable alpha (random node field in [0.5, 1.5]): every pass reads alpha too. Unfused:

@@ -1,8 +1,8 @@
 // The fused Douglas step of the CUDA backend (rhs in the x solve, update in the z solve)
 // against the unfused CUDA operations and the CPU backend: constant and variable alpha
 // (random, layered with a 100x jump, and random materials; the last two also through
-// their material index), fixed Dirichlet faces, insulated faces (constant alpha), a
-// source, several steps, odd sizes; and the cases it must decline.
+// their material index), fixed Dirichlet faces, insulated faces, periodic axes (constant
+// alpha), a source, several steps, odd sizes; and the cases it must decline.
 #include "gpu_test_support.hpp"
 #include "solvers/douglas_step.hpp"
 #include "solvers/face_layout.hpp"
@@ -419,6 +419,78 @@ TYPED_TEST(FusedStep, InsulatedStepperMatchesCpu) {
   }
 }
 
+// Periodic axes (constant alpha; every line along them cyclic) alone and among Dirichlet
+// and insulated faces: the fused step against the unfused operations (the stencil wrapped,
+// the plain cyclic line solves), random data and source. Every axis periodic, each one
+// alone, and mixes with Neumann and Dirichlet faces; x passes by bulk copies (rows of
+// 16-byte units) and by cp.async; lines of 3 and 4 nodes; lines whose all-unknown nodes
+// take the next chunk capacity (96 and 97 nodes: 32 x 3 rows and past them), the x pass's
+// wide and narrow blocks (512 floats, 1000 doubles), y and z tiles of two buffers (600),
+// blocks whose first line or plane is node 0 (their ghosts from the other end), and the
+// ring of plane slots wrapping (129^3).
+TYPED_TEST(FusedStep, PeriodicAxesMatchUnfused) {
+  using T = TypeParam;
+  constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann, P = BoundaryKind::periodic;
+  const std::array<BoundaryKind, 6> mixes[] = {{P, P, P, P, P, P}, {P, P, D, D, D, D}, {D, D, P, P, D, D},
+                                               {D, D, D, D, P, P}, {P, P, N, D, D, N}, {N, D, P, P, N, N},
+                                               {D, N, N, D, P, P}, {P, P, P, P, N, D}};
+  const std::array<int, 3> sizes[] = {{3, 3, 3},   {4, 4, 4},   {37, 29, 41}, {64, 20, 24}, {96, 97, 96},
+                                      {97, 96, 97}, {33, 4, 65}, {512, 21, 7}, {1000, 5, 4}, {600, 6, 5},
+                                      {9, 600, 5}, {7, 5, 600}, {129, 129, 129}};
+  for (const auto& faces : mixes)
+    for (const auto& n : sizes) {
+      if (too_big_for_quick(n)) continue;
+      BoundarySpec bc;
+      bc.face = faces;
+      this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
+                                   static_cast<T>(1e-3));
+    }
+}
+
+// Strong coupling along a periodic x axis (tau w up to about 2e4: a cyclic line's
+// correction is then of the order of the solution itself), weak along z.
+TYPED_TEST(FusedStep, PeriodicAxesMatchUnfusedStronglyCoupled) {
+  using T = TypeParam;
+  constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann, P = BoundaryKind::periodic;
+  for (const auto& faces : {std::array<BoundaryKind, 6>{P, P, P, P, P, P}, std::array<BoundaryKind, 6>{P, P, N, N, D, D}})
+    for (const auto& n : {std::array<int, 3>{96, 33, 17}, std::array<int, 3>{300, 9, 11}}) {
+      BoundarySpec bc;
+      bc.face = faces;
+      Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+      d.alpha = {20.0, 1.0, 1e-4};
+      this->expect_matches_unfused(d, T(0.05), T(0.1));
+    }
+}
+
+// The stepper with periodic axes takes the fused step on every step (the CPU runs the step
+// operation by operation) and matches the CPU.
+TYPED_TEST(FusedStep, PeriodicStepperStepsFusedAndMatchesCpu) {
+  using T = TypeParam;
+  constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann, P = BoundaryKind::periodic;
+  for (const auto& faces : {std::array<BoundaryKind, 6>{P, P, P, P, D, D}, std::array<BoundaryKind, 6>{N, N, P, P, P, P}})
+    for (const auto& n : {std::array<int, 3>{32, 32, 33}, std::array<int, 3>{37, 29, 41}}) {
+      BoundarySpec bc;
+      bc.face = faces;
+      const Diffusion<T> d = make_diffusion<T>(n, bc, false, this->rng_);
+      const SmoothForcing<T> forcing(d.grid, 0, true);
+      const auto u0 = random_field<T>(d.grid.size(), this->rng_);
+      DouglasStepper<T> gs(*this->gpu_, d, forcing, 0.5);
+      DouglasStepper<T> cs(*this->cpu_, d, forcing, 0.5);
+      Array<T> gu = this->to_gpu(u0), cu = this->to_cpu(u0);
+      gs.initialize(gu.data(), 0.0);
+      cs.initialize(cu.data(), 0.0);
+      constexpr int kSteps = 5;
+      const double dt = 2e-3;
+      for (int step = 0; step < kSteps; ++step) {
+        gs.step(gu.data(), step * dt, dt);
+        cs.step(cu.data(), step * dt, dt);
+      }
+      EXPECT_EQ(gs.fused_steps(), kSteps) << describe(bc, n, false);
+      EXPECT_LE(relative_difference(this->from_cpu(cu), this->from_gpu(gu)), 20 * tolerance<T>())
+          << describe(bc, n, false);
+    }
+}
+
 // Insulated faces with an alpha field (random, and layered with a 100x jump) and by a
 // material index (random materials), as InsulatedFacesMatchUnfused: the one-kernel x pass
 // on x rows of 16-byte units, whose ghost rows, planes and x ends mirror alpha (or the
@@ -566,10 +638,10 @@ TYPED_TEST(FusedStep, MisalignedArraysMatchAligned) {
   }
 }
 
-// Periodic faces are not the fused path's, nor Neumann faces on lines longer than the warp
-// solve takes or on an axis of fewer than 3 nodes (constant alpha or an alpha field), nor
-// variable alpha on y or z lines longer than the warp solve takes: it must decline and
-// leave u alone, and the CPU backend never fuses.
+// Periodic axes with an alpha field are not the fused path's, nor periodic axes or Neumann
+// faces on lines longer than the warp solve takes or on an axis of fewer than 3 nodes
+// (constant alpha or an alpha field), nor variable alpha on y or z lines longer than the
+// warp solve takes: it must decline and leave u alone, and the CPU backend never fuses.
 TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
   using T = TypeParam;
   const std::array<int, 3> n{17, 9, 11};
@@ -594,16 +666,10 @@ TYPED_TEST(FusedStep, DeclinesWhatItDoesNotCover) {
                                                 dt, tau, w.data()));
     EXPECT_EQ(relative_difference(v0, this->from_gpu(v)), 0.0);
   }
-  const Diffusion<T> periodic = make_diffusion<T>(n, boundary_mix(BoundaryKind::dirichlet, BoundaryKind::periodic,
-                                                                  BoundaryKind::dirichlet),
-                                                 false, this->rng_);
-  EXPECT_FALSE(this->gpu_->fused_douglas_step(make_operator_view(periodic, nullptr), u.data(), nullptr, dt, tau,
-                                              scratch.data()));
+  for (const BoundaryKind kind : {BoundaryKind::neumann, BoundaryKind::periodic})
   for (const bool field : {false, true})
     for (const auto& m : {std::array<int, 3>{1100, 4, 5}, std::array<int, 3>{17, 2, 11}}) {
-      const Diffusion<T> d = make_diffusion<T>(m, boundary_mix(BoundaryKind::neumann, BoundaryKind::neumann,
-                                                               BoundaryKind::dirichlet),
-                                               field, this->rng_);
+      const Diffusion<T> d = make_diffusion<T>(m, boundary_mix(kind, kind, BoundaryKind::dirichlet), field, this->rng_);
       Array<T> alpha;
       if (field) alpha = this->to_gpu(d.alpha_field);
       const auto v0 = random_field<T>(d.grid.size(), this->rng_);

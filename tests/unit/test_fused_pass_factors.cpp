@@ -181,6 +181,74 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
     }
 }
 
+TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCount) {
+  // pass_factors on a periodic axis, as the fused passes read it: no fallback factors (3 n
+  // zeros), the warp solve's factors of the modified matrix, corner_ratio, the inverse
+  // denominator and z padded to 32 cap values, all within pass_factor_count(n, cap, true).
+  // The model solve corrected on every row, padding rows included (as the x pass corrects
+  // them), solves the line as the CPU backend does, and leaves the padding rows at 0.
+  using T = TypeParam;
+  using B = BoundaryKind;
+  std::mt19937 rng(16);
+  const double tol = kLineTolerance<T>;
+  for (const int m : {3, 4, 95, 96, 97, 545, 1056})
+    for (const double scale : {0.3, 50.0}) {
+      const YLines<T> l = y_lines<T>(test::boundary_mix(B::dirichlet, B::periodic, B::neumann), m, scale, rng);
+      const int cap = cuda::fused::chunk_cap(m + 2);
+      ASSERT_NE(cap, 0) << m;
+      const std::size_t count = cuda::fused::pass_factor_count(m, cap, true);
+      ASSERT_EQ(count, cuda::fused::pass_factor_count(m, cap) + 2 + 32 * static_cast<std::size_t>(cap));
+      constexpr std::size_t kGuard = 64;
+      const T sentinel = T(-12345);
+      std::vector<T> all(count + kGuard, sentinel);
+      std::fill(all.begin(), all.begin() + count, T(0));
+      const T s = cuda::fused::pass_factors(l.op(), 1, l.tau, cap, all.data());
+      EXPECT_EQ(std::count(all.begin() + count, all.end(), sentinel), static_cast<long>(kGuard)) << m;
+      EXPECT_TRUE(std::all_of(all.begin(), all.begin() + 3 * m, [](T x) { return x == T(0); })) << m;
+
+      const T* chunk = all.data() + 3 * m;
+      const std::size_t solve = 3 * 32 * static_cast<std::size_t>(cap);
+      std::vector<T> want(solve, T(0));
+      const cuda::fused::CyclicTileFactors<T> c = cuda::fused::cyclic_tile_line_factors(l.op(), 1, l.tau, cap, want.data());
+      EXPECT_EQ(s, c.s);
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), chunk)) << m;
+      const T* correction = chunk + solve;
+      EXPECT_EQ(correction[0], c.corner_ratio);
+      EXPECT_EQ(correction[1], c.inv_denominator);
+      const T* z = correction + 2;
+      EXPECT_TRUE(std::equal(c.z.begin(), c.z.end(), z)) << m;
+
+      std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
+      for (int r = 0; r < m; ++r) v[r] = l.at(l.rhs, r);
+      model_warp_solve(v, std::vector<T>(chunk, chunk + solve), cap, s);
+      const T k = (v[0] + correction[0] * v[m - 1]) * correction[1];
+      for (std::size_t r = 0; r < v.size(); ++r) v[r] = std::fma(-k, z[r], v[r]);
+      const LineError e = line_error(0, m, [&](int r) { return v[r]; }, [&](int r) { return l.at(l.want, r); });
+      EXPECT_LE(e.err, tol * e.scale) << "n " << m << " tau scale " << scale;
+      for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
+    }
+}
+
+TYPED_TEST(FusedPassFactors, FaceMaskMarksUnknownFacesAndPeriodicAxes) {
+  // unknown_face_mask: bit face_index of each Neumann face and of both faces of a periodic
+  // axis, and bit kPeriodicAxesBit + axis of a periodic axis; first_unknown and
+  // last_unknown agree with it.
+  using T = TypeParam;
+  using B = BoundaryKind;
+  std::mt19937 rng(17);
+  BoundarySpec bc;
+  bc.face = {B::periodic, B::periodic, B::neumann, B::dirichlet, B::dirichlet, B::neumann};
+  const Diffusion<T> d = test::make_diffusion<T>({5, 6, 7}, bc, false, rng);
+  const OperatorView<T> op = make_operator_view(d, nullptr);
+  using cuda::fused::kPeriodicAxesBit;
+  EXPECT_EQ(cuda::fused::unknown_face_mask(op), 0b000011 | 0b000100 | 0b100000 | (1 << kPeriodicAxesBit));
+  const int first[3] = {0, 0, 1}, last[3] = {4, 4, 6};
+  for (int axis = 0; axis < 3; ++axis) {
+    EXPECT_EQ(cuda::fused::first_unknown(op, axis), first[axis]) << axis;
+    EXPECT_EQ(cuda::fused::last_unknown(op, axis), last[axis]) << axis;
+  }
+}
+
 TYPED_TEST(FusedPassFactors, FusedStepFactorsSolveDirichletLines) {
   // pass_factors, the fused step's factors (its warp solve's part after the 3 n fallback
   // values): lines between Dirichlet faces whose end values are 0, as du is there.

@@ -24,6 +24,11 @@ namespace adi3d::cuda {
 __host__ __device__ __forceinline__ int mirror_node(int m, int n) {
   return m < 0 ? -m : m >= n ? 2 * (n - 1) - m : m;
 }
+// The same, or on a periodic axis the node at the other end: u_{-1} = u_{n-1}, u_n = u_0.
+__host__ __device__ __forceinline__ int ghost_node(int m, int n, bool periodic) {
+  if (periodic) return m < 0 ? m + n : m >= n ? m - n : m;
+  return mirror_node(m, n);
+}
 
 template <class T, int NS>
 struct PlaneRing {
@@ -72,12 +77,14 @@ struct PlaneRing {
   }
   // The producer lane: planes first..last of a grid array (nz planes of ny rows of nx
   // values, plane_stride = nx ny), `count` rows per plane from row row0 on, where a row or
-  // plane one past the grid (-1, ny or nz) is a Neumann face's ghost: its mirror inside
-  // (mirror_node) is streamed in its place.
-  __device__ void produce_mirrored(const T* grid, std::size_t plane_stride, int nx, unsigned row_bytes, int row0,
-                                   int count, int ny, int nz, int last) const {
+  // plane one past the grid (-1, ny or nz) is a ghost: the node whose value it takes
+  // (ghost_node: the mirror across a Neumann face, the other end of a periodic axis) is
+  // streamed in its place.
+  __device__ void produce_with_ghosts(const T* grid, std::size_t plane_stride, int nx, unsigned row_bytes, int row0,
+                                      int count, int ny, int nz, bool periodic_y, bool periodic_z, int last) const {
     produce_rows(first, last, count, row_bytes, [&](int p, int r) {
-      return grid + plane_stride * mirror_node(p, nz) + static_cast<std::size_t>(mirror_node(row0 + r, ny)) * nx;
+      return grid + plane_stride * ghost_node(p, nz, periodic_z) +
+             static_cast<std::size_t>(ghost_node(row0 + r, ny, periodic_y)) * nx;
     });
   }
   // Planes begin..last, count rows each, row r of plane p from row_src(p, r).

@@ -62,9 +62,13 @@ constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
 template <class T>
 constexpr int kVarYZLines = 64 / static_cast<int>(sizeof(T));
 
-// Values of pass_factors for lines of n nodes and chunk capacity cap.
-inline std::size_t pass_factor_count(int n, int cap) {
-  return 3 * static_cast<std::size_t>(n) + 3 * 32 * static_cast<std::size_t>(cap);
+// Values of pass_factors for lines of n nodes and chunk capacity cap; cyclic lines (a
+// periodic axis) add their Sherman-Morrison correction: corner_ratio, the inverse
+// denominator and z, padded with zeros to 32 cap values so that the x pass corrects its
+// padding rows without a bound (cyclic_z).
+inline std::size_t pass_factor_count(int n, int cap, bool cyclic = false) {
+  return 3 * static_cast<std::size_t>(n) + 3 * 32 * static_cast<std::size_t>(cap) +
+         (cyclic ? 2 + 32 * static_cast<std::size_t>(cap) : 0);
 }
 
 inline std::size_t axis_stride(const int n[3], int axis) {
@@ -117,14 +121,21 @@ auto with_var_kinds(bool material, bool neumann, F&& f) {
   return neumann ? f(No{}, Yes{}) : f(No{}, No{});
 }
 
-// The Neumann faces of op, as the passes' arguments hold them (neumann_faces: bit
-// face_index).
+// The bit of a periodic axis in the passes' face mask (PassArgs::unknown_faces), past
+// the six face bits.
+constexpr int kPeriodicAxesBit = 6;
+
+// The faces of op whose nodes are unknowns, as the passes' arguments hold them
+// (unknown_faces): bit face_index of a Neumann face and of both faces of a periodic axis,
+// whose axis also sets bit kPeriodicAxesBit + axis.
 template <class T>
-int neumann_face_mask(const OperatorView<T>& op) {
+int unknown_face_mask(const OperatorView<T>& op) {
   int mask = 0;
-  for (int axis = 0; axis < 3; ++axis)
+  for (int axis = 0; axis < 3; ++axis) {
+    if (op.lo[axis] == BoundaryKind::periodic) mask |= (3 << face_index(axis, 0)) | (1 << (kPeriodicAxesBit + axis));
     for (int side = 0; side < 2; ++side)
       if ((side ? op.hi[axis] : op.lo[axis]) == BoundaryKind::neumann) mask |= 1 << face_index(axis, side);
+  }
   return mask;
 }
 
@@ -199,9 +210,22 @@ CyclicTileFactors<T> cyclic_tile_line_factors(const OperatorView<T>& op, int axi
 // values, zeroed): inv, a*inv, cp (n each, at the rows' nodes: the fallback kernel's),
 // then, where cap is not 0, the warp solve's alpha, Gf, Gb (tile_line_factors of those
 // rows). Returns s.
+// Cyclic lines (a periodic axis, cap not 0) have no fallback factors (the fallback kernel
+// solves between Dirichlet faces; the fused step declines them there): the warp solve's
+// factors of the modified matrix follow the zeros, then its correction
+// (pass_factor_count).
 template <class T>
 T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
   const int n = op.n[axis];
+  if (op.lo[axis] == BoundaryKind::periodic) {
+    T* chunk = out + 3 * static_cast<std::size_t>(n);
+    const CyclicTileFactors<T> c = cyclic_tile_line_factors(op, axis, tau, cap, chunk);
+    T* correction = chunk + 3 * 32 * cap;
+    correction[0] = c.corner_ratio;
+    correction[1] = c.inv_denominator;
+    std::copy(c.z.begin(), c.z.end(), correction + 2);
+    return c.s;
+  }
   const int first = first_unknown(op, axis), last = last_unknown(op, axis);
   T* inv = out;
   T* ainv = inv + n;

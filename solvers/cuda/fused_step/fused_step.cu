@@ -1,5 +1,5 @@
-// The fused Douglas step (DESIGN.md §2-§3) for constant alpha, fixed Dirichlet faces and
-// insulated (zero-flux Neumann) faces:
+// The fused Douglas step (DESIGN.md §2-§3) for constant alpha, fixed Dirichlet faces,
+// insulated (zero-flux Neumann) faces and periodic axes:
 //   pass x: d = (I - tau Ax)^-1 dt (A u + f)   (rhs formed in shared memory, then solved)
 //   pass y: d = (I - tau Ay)^-1 d               (in place)
 //   pass z: u = u + (I - tau Az)^-1 d           (update fused into the solve)
@@ -8,6 +8,9 @@
 // there are never touched, and of d only by the bulk x pass (zero increments on Dirichlet
 // x faces). A Neumann face's nodes are unknowns: the x pass mirrors u across the face for
 // their rhs (the ghost node), and every pass halves their rows (fused_pass_factors.hpp).
+// On a periodic axis every node is an unknown: the x pass takes the ghosts from the other
+// end, and every pass solves its lines as cyclic ones (Sherman-Morrison: the warp solve of
+// a modified matrix, then a correction by one more vector; still 7 arrays).
 // The kernels and their technique are in fused_step_kernels.cuh (warp-per-line chunked
 // Thomas, cp.async or sm_90 bulk-copy streaming); lines longer
 // than they take (n > 1058, or an x line whose planes do not fit in shared memory) go to
@@ -318,25 +321,31 @@ int tile_threads(int axis, int tiles) {
 
 // bulk_lines: the x pass of bulk copies (x_pass_bulk_kernel) with that many lines per
 // block, as plan_x_bulk chose; 0: the cp.async x pass. staged: its source rows by bulk
-// loads (kStagedSource), as plan_x_bulk chose. neumann: a face is Neumann (kNeumann).
+// loads (kStagedSource), as plan_x_bulk chose. faces: the passes' face mask
+// (PassArgs::unknown_faces): the kernels built for faces whose nodes are unknowns
+// (kUnknownFaces) where it is not 0, the x pass's of periodic axes (kPeriodic) where an
+// axis is periodic, the y or z pass's of cyclic lines (kCyclic) where its axis is.
 // tiles: the y or z pass's tile buffers (yz_tile_buffers).
 // The bulk x pass (x_pass_bulk_kernel) of bulk_lines lines per block, or null where that
 // kernel is not built. kSums: the one that also forms a slab's interface sums
-// (SlabPassArgs), built for no source or a source by bulk loads (staged) only.
+// (SlabPassArgs), built for no source or a source by bulk loads (staged) only, and no
+// periodic axis.
 template <class T, bool kSums>
 using XBulkKernel = void (*)(std::conditional_t<kSums, fused::SlabPassArgs<T>, fused::PassArgs<T>>);
-template <class T, int C, bool kNeumann, bool kSums = false>
+template <class T, int C, bool kUnknownFaces, bool kSums = false, bool kPeriodic = false>
 XBulkKernel<T, kSums> x_bulk_kernel(bool source, int bulk_lines, bool staged) {
+  static_assert(!(kSums && kPeriodic), "not built");
   return with_x_bulk_lines<T>(bulk_lines, [&](auto L) -> XBulkKernel<T, kSums> {
     if constexpr ((L.value == kXWideLines && !kXWideBuilt<T, C>) || (L.value == kXNarrowLines && !kXNarrowBuilt<T, C>)) {
       return nullptr;
     } else {
-      if (!source) return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, false, false, kNeumann, kSums>;
-      if (staged) return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, true, kNeumann, kSums>;
+      constexpr int Lv = L.value;
+      if (!source) return fused::x_pass_bulk_kernel<T, Lv, kXSlots, C, false, false, kUnknownFaces, kSums, kPeriodic>;
+      if (staged) return fused::x_pass_bulk_kernel<T, Lv, kXSlots, C, true, true, kUnknownFaces, kSums, kPeriodic>;
       if constexpr (kSums)
         return nullptr;
       else
-        return fused::x_pass_bulk_kernel<T, L.value, kXSlots, C, true, false, kNeumann>;
+        return fused::x_pass_bulk_kernel<T, Lv, kXSlots, C, true, false, kUnknownFaces, false, kPeriodic>;
     }
   });
 }
@@ -349,30 +358,35 @@ std::size_t x_bulk_smem_bytes(int nx, int bulk_lines, bool staged) {
   });
 }
 
-template <class T, int C, bool kNeumann>
+template <class T, int C, bool kUnknownFaces, bool kPeriodic>
 PassKernel<T> x_kernel(bool source, int bulk_lines, bool staged) {
-  if (bulk_lines) return x_bulk_kernel<T, C, kNeumann>(source, bulk_lines, staged);
-  return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true, kNeumann>
-                : fused::x_pass_kernel<T, kXLines, kXSlots, C, false, kNeumann>;
+  if (bulk_lines) return x_bulk_kernel<T, C, kUnknownFaces, false, kPeriodic>(source, bulk_lines, staged);
+  return source ? fused::x_pass_kernel<T, kXLines, kXSlots, C, true, kUnknownFaces, kPeriodic>
+                : fused::x_pass_kernel<T, kXLines, kXSlots, C, false, kUnknownFaces, kPeriodic>;
 }
-template <class T, int C, bool kNeumann>
+template <class T, int C, bool kUnknownFaces, bool kCyclic>
 PassKernel<T> yz_kernel(int axis, int tiles) {
   constexpr int L = kTileLines<T, C>;
   constexpr int K2 = fused::kTwoTileLinesAtOnce;
+  constexpr bool U = kUnknownFaces, Y = kCyclic;
   if constexpr (fused::kTwoTileShape<T, C>)
     if (tiles == 2)
-      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads<T>, K2, 8, kNeumann>
+      return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 2, fused::kTwoTileThreads<T>, K2, 8, U, Y>
                        : fused::yz_pass_kernel<T, L, C, 2, false, 2, fused::kTwoTileThreads<T>, K2,
-                                               kTwoTilesUpdateLoads, kNeumann>;
-  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>, 1, 8, kNeumann>
-                   : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>, 1, 8, kNeumann>;
+                                               kTwoTilesUpdateLoads, U, Y>;
+  return axis == 1 ? fused::yz_pass_kernel<T, L, C, 1, false, 1, kTileThreads<T, C, 1, 1>, 1, 8, U, Y>
+                   : fused::yz_pass_kernel<T, L, C, 2, false, 1, kTileThreads<T, C, 2, 1>, 1, 8, U, Y>;
 }
 template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1, bool staged = false,
-                             bool neumann = false) {
+                             int faces = 0) {
+  if (faces == 0)
+    return axis == 0 ? x_kernel<T, C, false, false>(source, bulk_lines, staged) : yz_kernel<T, C, false, false>(axis, tiles);
   if (axis == 0)
-    return neumann ? x_kernel<T, C, true>(source, bulk_lines, staged) : x_kernel<T, C, false>(source, bulk_lines, staged);
-  return neumann ? yz_kernel<T, C, true>(axis, tiles) : yz_kernel<T, C, false>(axis, tiles);
+    return faces >> fused::kPeriodicAxesBit ? x_kernel<T, C, true, true>(source, bulk_lines, staged)
+                                            : x_kernel<T, C, true, false>(source, bulk_lines, staged);
+  return (faces >> (fused::kPeriodicAxesBit + axis)) & 1 ? yz_kernel<T, C, true, true>(axis, tiles)
+                                                         : yz_kernel<T, C, true, false>(axis, tiles);
 }
 
 // The bulk x pass that also forms a slab's interface sums, with the lines per block and
@@ -381,10 +395,10 @@ PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tile
 template <class T>
 using SlabXKernel = XBulkKernel<T, true>;
 template <class T, int C>
-SlabXKernel<T> x_sums_kernel(bool neumann, bool source, int bulk_lines, bool staged) {
-  if (!bulk_lines) return nullptr;
-  return neumann ? x_bulk_kernel<T, C, true, true>(source, bulk_lines, staged)
-                 : x_bulk_kernel<T, C, false, true>(source, bulk_lines, staged);
+SlabXKernel<T> x_sums_kernel(int faces, bool source, int bulk_lines, bool staged) {
+  if (!bulk_lines || faces >> fused::kPeriodicAxesBit) return nullptr;
+  return faces ? x_bulk_kernel<T, C, true, true>(source, bulk_lines, staged)
+               : x_bulk_kernel<T, C, false, true>(source, bulk_lines, staged);
 }
 
 template <class T, int C>
@@ -435,13 +449,13 @@ int pass_kind(int axis, PassLines lines, int optin) {
 // does not run; staged: whether a source's rows come by bulk loads too (where their
 // second staging rows fit beside the lines'; all but float lines of over 802 nodes).
 template <class T>
-int plan_x_bulk(PassLines x, bool neumann, int device, int optin, bool source, bool& staged) {
+int plan_x_bulk(PassLines x, int faces, int device, int optin, bool source, bool& staged) {
   const int nx = x.n, cap = x.cap();
   staged = false;
   if ((static_cast<std::size_t>(nx) * sizeof(T)) % 16 != 0 || cap == 0) return 0;
   auto runs = [&](int lines, bool with_staged) {
     return fused::with_chunk_cap(cap, [&](auto C) {
-      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines, 1, with_staged, neumann);
+      const PassKernel<T> kernel = chunked_kernel<T, C.value>(0, source, lines, 1, with_staged, faces);
       return kernel && chunked_smem_bytes<T, C.value>(0, nx, lines, 1, with_staged) <= static_cast<std::size_t>(optin) &&
              bulk_copies_usable(reinterpret_cast<const void*>(kernel), device);
     });
@@ -482,12 +496,13 @@ bool FusedDouglasStep<T>::applies(const OperatorView<T>& op, int device) const {
     return false;
   if (op.alpha_field) return fused_variable_applies(op, device);
   for (int axis = 0; axis < 3; ++axis)
-    if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
+    if (op.n[axis] < 1) return false;
   int optin = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const int neumann = fused::neumann_face_mask(op);
+  const int unknown_faces = fused::unknown_face_mask(op);
   for (int axis = 0; axis < 3; ++axis) {
-    if (((neumann >> face_index(axis, 0)) & 3) && op.n[axis] < 3) return false;  // no node inside to mirror
+    // No node inside to mirror, or a cyclic line of fewer than the 3 nodes its factors take.
+    if (((unknown_faces >> face_index(axis, 0)) & 3) && op.n[axis] < 3) return false;
     if (pass_kind<T>(axis, pass_lines(op, axis), optin) == 0) return false;
   }
   return true;
@@ -500,8 +515,8 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
   p.device = device;
   p.source = source;
   p.aligned = aligned;
-  p.neumann_faces = fused::neumann_face_mask(op);
-  const bool neumann = p.neumann_faces != 0;
+  p.unknown_faces = fused::unknown_face_mask(op);
+  const int faces = p.unknown_faces;
   int optin = 0, sms = 0;
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   ADI3D_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -515,7 +530,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
     p.cap[axis] = lines.cap();
     p.grid[axis][1] = 1;
     bool staged = false;
-    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(lines, neumann, device, optin, source, staged) : 0;
+    const int bulk = axis == 0 && aligned ? plan_x_bulk<T>(lines, faces, device, optin, source, staged) : 0;
     // The bulk x pass's blocks of fewer lines fit where the cp.async pass's may not
     // (double x lines of 675-802 nodes): without this they took the fallback kernel,
     // 15.5 of the 21.1 ms of the 768^3 double step (H100, ncu).
@@ -529,7 +544,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
     const int tiles = p.tiles[axis] =
         fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
     const PassKernel<T> kernel = fused::with_chunk_cap(p.cap[axis], [&](auto C) {
-      return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged, neumann);
+      return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged, faces);
     });
     p.smem[axis] = fused::with_chunk_cap(
         p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles, staged); });
@@ -555,7 +570,7 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
   }
   // The merged kernel solves between Dirichlet faces only.
   p.xy = false;
-  if (!neumann) plan_xy(optin, sms);
+  if (faces == 0) plan_xy(optin, sms);
 }
 
 // The merged x and y kernel where it is built for these lines, the bulk x pass runs and
@@ -590,15 +605,17 @@ void FusedDouglasStep<T>::plan_xy(int optin, int sms) {
 
 template <class T>
 bool FusedDouglasStep<T>::plan_for(const OperatorView<T>& op, int device, bool source, bool aligned, bool merge) {
-  const int neumann = fused::neumann_face_mask(op);
+  const int unknown_faces = fused::unknown_face_mask(op);
   if (plan_.device != device || plan_.source != source || plan_.aligned != aligned || plan_.n[0] != op.n[0] ||
-      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.neumann_faces != neumann || plan_.merge_xy != merge) {
+      plan_.n[1] != op.n[1] || plan_.n[2] != op.n[2] || plan_.unknown_faces != unknown_faces ||
+      plan_.merge_xy != merge) {
     plan_.merge_xy = merge;
     make_plan(op, device, source, aligned);
   }
-  // The fallback kernel solves between Dirichlet faces only; whether a pass takes it is
-  // known with the arrays' alignment (the bulk x pass fits lines the cp.async one does not).
-  return !(neumann && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2));
+  // The fallback kernel solves between Dirichlet faces only (no Neumann end, no cyclic
+  // line); whether a pass takes it is known with the arrays' alignment (the bulk x pass
+  // fits lines the cp.async one does not).
+  return !(unknown_faces && (plan_.kind[0] == 2 || plan_.kind[1] == 2 || plan_.kind[2] == 2));
 }
 
 template <class T>
@@ -613,7 +630,7 @@ bool FusedDouglasStep<T>::prepare(const OperatorView<T>& op, const T* u, const T
   for (int axis = 0; axis < 3; ++axis) {
     cap[axis] = pass_lines(op, axis).cap();
     pass_offset_[axis] = total;
-    total += fused::pass_factor_count(op.n[axis], cap[axis]);
+    total += fused::pass_factor_count(op.n[axis], cap[axis], op.lo[axis] == BoundaryKind::periodic);
   }
   std::vector<T> h(total, T(0));
   for (int axis = 0; axis < 3; ++axis)
@@ -645,7 +662,7 @@ fused::PassArgs<T> step_args(const OperatorView<T>& op, T* u, const T* f, T dt, 
     args.n[axis] = op.n[axis];
     args.w[axis] = axis_row(op, axis, 1, stride, stride).w.wm;
   }
-  args.neumann_faces = fused::neumann_face_mask(op);
+  args.unknown_faces = fused::unknown_face_mask(op);
   args.dt = dt;
   args.u_in = u;
   args.f = f;
@@ -675,7 +692,7 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   }
   if (!prepare(op, u, f, d, tau, device, merge_xy_, stream)) return false;
   const bool source = f != nullptr;
-  const int neumann = fused::neumann_face_mask(op);
+  const int unknown_faces = fused::unknown_face_mask(op);
   cudaStream_t s = stream;
   fused::PassArgs<T> args = step_args(op, u, f, dt, d, plan_.kseg);
   auto for_axis = [&](fused::PassArgs<T>& a, int axis) {
@@ -716,17 +733,17 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
       if (axis == 2) launch_fallback_pass<T, 2>(args, s);
       continue;
     }
-    launch_chunked_pass(args, axis, neumann != 0, s);
+    launch_chunked_pass(args, axis, s);
   }
   return true;
 }
 
 template <class T>
-void FusedDouglasStep<T>::launch_chunked_pass(const fused::PassArgs<T>& args, int axis, bool neumann,
-                                              CUstream_st* stream, int grid_x) const {
+void FusedDouglasStep<T>::launch_chunked_pass(const fused::PassArgs<T>& args, int axis, CUstream_st* stream,
+                                              int grid_x) const {
   const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
     return chunked_kernel<T, C.value>(axis, plan_.source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
-                                      axis == 0 && plan_.x_staged_source, neumann);
+                                      axis == 0 && plan_.x_staged_source, args.unknown_faces);
   });
   // Set again: another instance (another grid) may have set this kernel's limit lower.
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -796,15 +813,14 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
                                    CUstream_st* stream, SlabCoupling<T>& coupling) {
   int device = 0;
   ADI3D_CUDA_CHECK(cudaGetDevice(&device));
-  if (op.alpha_field || op.z_lines_differ_elsewhere || !applies(op, device) || coupling.lines().per_line)
-    return false;
+  if (op.alpha_field || op.z_lines_differ_elsewhere || !applies(op, device) || coupling.lines().per_line) return false;
   for (int axis = 0; axis < 3; ++axis)
     if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
   if (!prepare(op, u, f, d, tau, device, false, stream)) return false;
   if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
-  const int neumann = fused::neumann_face_mask(op);
+  const int unknown_faces = fused::unknown_face_mask(op);
   const SlabXKernel<T> x_kernel = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
-    return x_sums_kernel<T, C.value>(neumann != 0, plan_.source, plan_.x_bulk_lines, plan_.x_staged_source);
+    return x_sums_kernel<T, C.value>(unknown_faces, plan_.source, plan_.x_bulk_lines, plan_.x_staged_source);
   });
   const std::size_t x_smem = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
     return x_bulk_smem_bytes<T, C.value, true>(op.n[0], plan_.x_bulk_lines, plan_.x_staged_source);
@@ -851,7 +867,7 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   Slab::reserve(sl.message, size, s);
   Slab::reserve(sl.gathered, size * lines.ranks, s);
   // The x pass writes the sums of its unknown nodes only: the others must read 0.
-  const std::vector<std::size_t> shape{plane, static_cast<std::size_t>(segments), static_cast<std::size_t>(neumann)};
+  const std::vector<std::size_t> shape{plane, static_cast<std::size_t>(segments), static_cast<std::size_t>(unknown_faces)};
   if (shape != sl.zeroed_for) {
     ADI3D_CUDA_CHECK(cudaMemsetAsync(sl.partials.data(), 0, sl.partials.size() * sizeof(T), s));
     sl.zeroed_for = shape;
@@ -886,9 +902,9 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   for_axis(ys, 1);
   ys.n[2] = 4;
   ys.d = sl.sums.data();
-  ys.neumann_faces &= ~(3 << face_index(2, 0));  // planes 1 and 2: no z face
+  ys.unknown_faces &= ~(3 << face_index(2, 0));  // planes 1 and 2: no z face
   const int tiles_i = (op.n[0] + fused::kYZLines<T> - 1) / fused::kYZLines<T>;
-  launch_chunked_pass(ys, 1, neumann != 0, sl.side, std::min(plan_.grid[1][0], 2 * tiles_i));
+  launch_chunked_pass(ys, 1, sl.side, std::min(plan_.grid[1][0], 2 * tiles_i));
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data(), sl.sums.data() + plane, 2 * plane * sizeof(T),
                                    cudaMemcpyDeviceToDevice, sl.side));
   ADI3D_CUDA_CHECK(cudaMemcpyAsync(sl.message.data() + lines.v_first(), coefficients, 4 * sizeof(T),
@@ -903,7 +919,7 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   // the ghost values, combined from the gathered sums, join the rows beside the ghost
   // planes; z pass and update.
   for_axis(args, 1);
-  launch_chunked_pass(args, 1, neumann != 0, s,
+  launch_chunked_pass(args, 1, s,
                       std::min(plan_.grid[1][0], std::max(1, plan_.sms - side_sms()) * plan_.per_sm[1]));
   ADI3D_CUDA_CHECK(cudaEventRecord(sl.y_done, s));
   if (new_lines) {
@@ -923,7 +939,7 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
                              coupling.ghost_lo() ? d + lo * plane : nullptr, sl.host.s_hi,
                              coupling.ghost_hi() ? d + hi * plane : nullptr, s);
   for_axis(args, 2);
-  launch_chunked_pass(args, 2, neumann != 0, s);
+  launch_chunked_pass(args, 2, s);
 
   if (timed) {
     ADI3D_CUDA_CHECK(cudaEventRecord(sl.step_done, s));

@@ -1,8 +1,8 @@
 #pragma once
 // The fused Douglas step of the CUDA backend (DESIGN.md §3, "fusion is where the speed
 // is"): three passes instead of five for constant alpha, Dirichlet data that does not
-// move and insulated (zero-flux Neumann) faces, and for alpha fields between the same
-// faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
+// move, insulated (zero-flux Neumann) faces and periodic axes, and for alpha fields
+// between Dirichlet and Neumann faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
 // runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/distributed/slab_coupling.hpp"
@@ -51,15 +51,17 @@ struct FusedStepPolicy {
 template <class T>
 class FusedDouglasStep {
  public:
-  // True when the fused path covers this operator: constant alpha or an alpha field
-  // (fused_variable_applies), with Dirichlet or Neumann faces (no periodic axis; the
-  // caller keeps Neumann data non-zero off it: the passes solve under zero flux), and lines
-  // short enough for a shared-memory tile on this device.
+  // True when the fused path covers this operator: constant alpha, with Dirichlet or
+  // Neumann faces or periodic axes (of 3 nodes or more), or an alpha field
+  // (fused_variable_applies: no periodic axis); the caller keeps Neumann data non-zero off
+  // it (the passes solve under zero flux); and lines short enough for a shared-memory
+  // tile on this device.
   bool applies(const OperatorView<T>& op, int device) const;
   // u += du of one Douglas step with rhs dt (A u + f) (f may be null) and implicit
   // factors (I - tau A_axis); d is a grid-sized scratch. Returns false, launching nothing,
   // where applies() is false, or where a Neumann face meets lines that only the fallback
-  // tile kernel takes (which solves between Dirichlet faces), or, with an alpha field, an
+  // tile kernel takes (which solves between Dirichlet faces), or a periodic axis meets
+  // them (the fallback has no cyclic lines either), or, with an alpha field, an
   // x pass other than the one kernel (fused_variable_step).
   bool run(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream);
   // The step of one slab of a split z axis (Backend::fused_slab_step; op: the slab's, u's
@@ -68,9 +70,10 @@ class FusedDouglasStep {
   // solves them along y and gathers every rank's through `coupling` while the y pass runs;
   // then the ghost values, fixed combinations of the gathered sums (reduced_combination),
   // join d beside the ghost planes and the z pass solves and updates u. 7 arrays, as run(),
-  // and a few planes. Returns false, launching nothing, where op has an alpha field, the x
-  // pass is not the bulk one (sm_90, rows of 16-byte units) or a pass takes the fallback
-  // kernel.
+  // and a few planes. Returns false, launching nothing, where op has an alpha field or a
+  // periodic x or y axis (its x pass with the sums is not built: the distributed backend
+  // steps those unfused), the x pass is not the bulk one (sm_90, rows of 16-byte units) or
+  // a pass takes the fallback kernel.
   bool run_slab(const OperatorView<T>& op, T* u, const T* f, T dt, T tau, T* d, CUstream_st* stream,
                 SlabCoupling<T>& coupling);
 
@@ -89,7 +92,7 @@ class FusedDouglasStep {
   // Launch plan of the three passes for one grid shape, device and source/no source.
   struct Plan {
     int n[3] = {0, 0, 0};
-    int neumann_faces = 0;  // the Neumann faces (bit face_index): with n, the lines' unknowns
+    int unknown_faces = 0;  // the Neumann faces (bit face_index): with n, the lines' unknowns
     int device = -1;
     bool source = false;
     bool aligned = false;  // u, d and f 16-byte aligned
@@ -117,9 +120,9 @@ class FusedDouglasStep {
   // plan_for these arrays, and the factors on the device (pass_offset_, pass_s_).
   bool prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device, bool merge,
                CUstream_st* stream);
-  // One pass by the plan's chunked kernel (grid_x: its blocks, 0: the plan's).
-  void launch_chunked_pass(const fused::PassArgs<T>& args, int axis, bool neumann, CUstream_st* stream,
-                           int grid_x = 0) const;
+  // One pass by the plan's chunked kernel for the faces of args (grid_x: its blocks, 0:
+  // the plan's).
+  void launch_chunked_pass(const fused::PassArgs<T>& args, int axis, CUstream_st* stream, int grid_x = 0) const;
 
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),
   // on the host and on the device; re-uploaded only when they change.

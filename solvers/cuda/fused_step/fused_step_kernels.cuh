@@ -27,6 +27,7 @@
 // the chunk-wise solve and of the row-wise copies are then all distinct).
 #include "solvers/cuda/common/async_copy.cuh"
 #include "solvers/cuda/common/plane_ring.cuh"
+#include "solvers/cuda/fused_step/fused_pass_factors.hpp"
 
 #include <cuda_runtime.h>
 
@@ -148,11 +149,12 @@ struct PassArgs {
   T s;                     // this axis: -a = -c of the interior rows (tau w)
   int kseg;                // x pass: planes per block
   int vec16;               // x pass: rows of u are 16-byte aligned (16-byte copies)
-  // The Neumann faces (bit face_index: 2 axis + side) of the fused passes, whose nodes are
-  // unknowns too (first_unknown_of). A mask, not a span: 24 more bytes of kernel
-  // parameters took the double bulk x pass of 675-802-node lines from 0 to 100-150 bytes
-  // of spills (ptxas, 255 registers).
-  int neumann_faces;
+  // The faces of the fused passes whose nodes are unknowns too (first_unknown_of), bit
+  // face_index (2 axis + side): Neumann faces, and both faces of a periodic axis, which
+  // also sets bit kPeriodicAxesBit + axis (unknown_face_mask). A mask, not a span: 24
+  // more bytes of kernel parameters took the double bulk x pass of 675-802-node lines
+  // from 0 to 100-150 bytes of spills (ptxas, 255 registers).
+  int unknown_faces;
 };
 
 // Plain y/z solves (yz_pass_kernel with kSolveOnly; a type of its own, so that the fused
@@ -169,7 +171,7 @@ struct SolveArgs : PassArgs<T> {
 // its planes of d weighted by weights[k] (the first) and weights[n_z + k] (the second).
 // Block b of the grid's y dimension writes its planes' partial sums to
 // sums[(2 b + side) n_x n_y + node] (a reduction over the blocks follows: deterministic,
-// no atomics). A type of its own, so that PassArgs keeps its size (see neumann_faces).
+// no atomics). A type of its own, so that PassArgs keeps its size (see unknown_faces).
 template <class T>
 struct SlabPassArgs : PassArgs<T> {
   const T* weights;
@@ -190,27 +192,53 @@ __device__ __forceinline__ T cyclic_correction(const T* chunk_factors, T y_first
   const T* c = chunk_factors + 3 * 32 * C;
   return (y_first + c[0] * y_last) * c[1];
 }
+// The correction of a cyclic line of n nodes solved by a warp (v[q]: row lane C + q, node
+// for node; the rows past n - 1 are padding), from the fused passes' factors, whose z is
+// padded to 32 C values (pass_factors): the padding rows take it too, without a bound.
+// Every lane of the warp, converged.
+template <class T, int C>
+__device__ __forceinline__ void correct_cyclic_rows(T (&v)[C], const T* chunk_factors, int n) {
+  const int lane = threadIdx.x & 31;
+  T mine = T(0);
+#pragma unroll
+  for (int q = 0; q < C; ++q)
+    if (lane * C + q == n - 1) mine = v[q];
+  const T y_first = __shfl_sync(0xffffffffu, v[0], 0);
+  const T y_last = __shfl_sync(0xffffffffu, mine, (n - 1) / C);
+  const T c = cyclic_correction<T, C>(chunk_factors, y_first, y_last);
+  const T* z = cyclic_z<T, C>(chunk_factors) + lane * C;
+#pragma unroll
+  for (int q = 0; q < C; ++q) v[q] = fma(-c, z[q], v[q]);
+}
 
 // The first and last unknown along an axis of the fused passes: 1 and n-2 between
-// Dirichlet faces, 0 after a Neumann face, n-1 before one.
-// (Args: PassArgs, or the variable passes' VarPassArgs and VarXArgs: n and neumann_faces.)
+// Dirichlet faces, 0 after a Neumann face, n-1 before one, 0 and n-1 on a periodic axis.
+// (Args: PassArgs, or the variable passes' VarPassArgs and VarXArgs: n and unknown_faces,
+// whose faces are Neumann faces only: the variable step takes no periodic axis.)
 template <class Args>
 __host__ __device__ __forceinline__ int first_unknown_of(const Args& a, int axis) {
-  return (a.neumann_faces >> (2 * axis)) & 1 ? 0 : 1;
+  return (a.unknown_faces >> (2 * axis)) & 1 ? 0 : 1;
 }
 template <class Args>
 __host__ __device__ __forceinline__ int last_unknown_of(const Args& a, int axis) {
-  return a.n[axis] - ((a.neumann_faces >> (2 * axis + 1)) & 1 ? 1 : 2);
+  return a.n[axis] - ((a.unknown_faces >> (2 * axis + 1)) & 1 ? 1 : 2);
 }
 
-// The same in a kernel built for Neumann faces (kNeumann), else 1 and n-2 outright.
-template <bool kNeumann, class Args>
-__device__ __forceinline__ int first_of(const Args& a, int axis) {
-  return kNeumann ? first_unknown_of(a, axis) : 1;
+// Whether an axis of the fused passes is periodic (its lines cyclic).
+template <class Args>
+__host__ __device__ __forceinline__ bool periodic_axis_of(const Args& a, int axis) {
+  return (a.unknown_faces >> (kPeriodicAxesBit + axis)) & 1;
 }
-template <bool kNeumann, class Args>
+
+// The same in a kernel built for faces whose nodes are unknowns (kUnknownFaces), else 1
+// and n-2 outright.
+template <bool kUnknownFaces, class Args>
+__device__ __forceinline__ int first_of(const Args& a, int axis) {
+  return kUnknownFaces ? first_unknown_of(a, axis) : 1;
+}
+template <bool kUnknownFaces, class Args>
 __device__ __forceinline__ int last_of(const Args& a, int axis) {
-  return kNeumann ? last_unknown_of(a, axis) : a.n[axis] - 2;
+  return kUnknownFaces ? last_unknown_of(a, axis) : a.n[axis] - 2;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -228,21 +256,54 @@ std::size_t x_pass_smem_bytes(int nx) {
   return (static_cast<std::size_t>(NS) * (L + 2) * x_row_stride<T, C>(nx) + 3 * 32 * C) * sizeof(T);
 }
 
+// This lane's rows of an x line whose neighbour across the line's end is a ghost node
+// (-1: none): lo_q is row 0 of lane 0 where the line starts at node 0, hi_q the row of
+// node nx-1 where it ends there (outside 0..C-1 on the other lanes). In the kernels built
+// for periodic axes (kPeriodic) the ghost's value lies lo_ghost and hi_ghost nodes from
+// the end node: across a Neumann face the mirror of the neighbour inside (+1, -1), across
+// the ends of a periodic x axis the node at the other end (+(nx-1), -(nx-1)); halve: the
+// end rows are Neumann faces' (halved, as their rows of the matrix are: pass_factors).
+// The other kernels take Neumann ends only.
+struct XEndRows {
+  int lo_q, hi_q;
+  int lo_ghost, hi_ghost;
+  bool halve;
+};
+constexpr XEndRows kNoXEnds{-1, -1, 1, -1, true};
+template <class T, int C, bool kPeriodic>
+__device__ __forceinline__ XEndRows x_end_rows(const PassArgs<T>& a) {
+  const int lane = threadIdx.x & 31;
+  const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
+  const bool periodic = kPeriodic && periodic_axis_of(a, 0);
+  const int wrap = a.n[0] - 1;
+  return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1,
+          periodic ? wrap : 1, periodic ? -wrap : -1, !periodic};
+}
+
 // A u on this lane's C rows of an x line, constant weights: sc points at the line's row p C
 // in plane k (row j), sn / ss at rows j-1 / j+1, sm / sp at planes k-1 / k+1 (same i).
-// kNeumann: rows lo_q and hi_q of this lane (-1: none) are a Neumann x face's end nodes
-// (first and last of the line), whose ghost mirrors the neighbour inside.
-template <class T, int C, bool kNeumann = false>
+// kUnknownFaces: the line's end rows (x_end_rows) take their ghosts' values: a Neumann
+// face's mirror, or with kPeriodic whatever ends names.
+template <class T, int C, bool kUnknownFaces = false, bool kPeriodic = false>
 __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, const T* sn, const T* ss, const T* sm,
-                                                    const T* sp, T wx, T wy, T wz, int lo_q = -1, int hi_q = -1) {
+                                                    const T* sp, T wx, T wy, T wz, XEndRows ends = kNoXEnds) {
+  T ghost_lo = T(0), ghost_hi = T(0);
+  if (kPeriodic) {
+    if (ends.lo_q >= 0) ghost_lo = sc[ends.lo_q + ends.lo_ghost];
+    if (ends.hi_q >= 0 && ends.hi_q < C) ghost_hi = sc[ends.hi_q + ends.hi_ghost];
+  }
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const T uc = sc[q];
     T sum;
-    if (kNeumann) {
+    if (kPeriodic) {
+      const T left = q == ends.lo_q ? ghost_lo : sc[q - 1];
+      const T right = q == ends.hi_q ? ghost_hi : sc[q + 1];
+      sum = wx * (left - uc) + wx * (right - uc);
+    } else if (kUnknownFaces) {
       T left = sc[q - 1], right = sc[q + 1];
-      left = q == lo_q ? right : left;
-      right = q == hi_q ? left : right;
+      left = q == ends.lo_q ? right : left;
+      right = q == ends.hi_q ? left : right;
       sum = wx * (left - uc) + wx * (right - uc);
     } else {
       sum = wx * (sc[q - 1] - uc) + wx * (sc[q + 1] - uc);
@@ -253,31 +314,24 @@ __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, cons
   }
 }
 
-// This lane's rows of an x line that are Neumann end rows (-1: none): lo_q is row 0 of lane
-// 0 where the line starts at node 0, hi_q the row of node nx-1 where it ends there
-// (outside 0..C-1 on the other lanes).
-struct NeumannXRows {
-  int lo_q, hi_q;
-};
-template <class T, int C>
-__device__ __forceinline__ NeumannXRows neumann_x_rows(const PassArgs<T>& a) {
-  const int lane = threadIdx.x & 31;
-  const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
-  return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1};
-}
 // The scale of the rhs of line j (along x) in plane k of the fused step: 1/2 for each
 // Neumann face the line lies on (y: j = 0 or ny-1, z: k = 0 or nz-1; the lines there are
-// unknowns only behind a Neumann face), so that the y and z passes, whose rows at those
+// unknowns only behind a Neumann face, or, in the kernels built for them (kPeriodic), on
+// a periodic axis, which takes no half), so that the y and z passes, whose rows at those
 // faces are halved (pass_factors), take their rhs halved from the x solve (it is linear)
 // and need not halve it themselves (which cost the float z pass of 512^3 16 registers).
-__device__ __forceinline__ float ends_scale(int j, int ny, int k, int nz) {
-  return (j == 0 || j == ny - 1 ? 0.5f : 1.0f) * (k == 0 || k == nz - 1 ? 0.5f : 1.0f);
+template <bool kPeriodic, class Args>
+__device__ __forceinline__ float ends_scale(const Args& a, int j, int k) {
+  const bool y_end = (j == 0 || j == a.n[1] - 1) && !(kPeriodic && periodic_axis_of(a, 1));
+  const bool z_end = (k == 0 || k == a.n[2] - 1) && !(kPeriodic && periodic_axis_of(a, 2));
+  return (y_end ? 0.5f : 1.0f) * (z_end ? 0.5f : 1.0f);
 }
 
 // The Neumann end rows of the rhs halved, as their rows of the matrix are (pass_factors):
 // the symmetric form the warp solve takes.
 template <class T, int C>
-__device__ __forceinline__ void halve_neumann_x_rows(T (&v)[C], NeumannXRows e) {
+__device__ __forceinline__ void halve_neumann_x_rows(T (&v)[C], XEndRows e) {
+  if (!e.halve) return;
 #pragma unroll
   for (int q = 0; q < C; ++q)
     if (q == e.lo_q || q == e.hi_q) v[q] *= T(0.5);
@@ -303,8 +357,9 @@ __device__ __forceinline__ void finish_rhs_rows(T (&v)[C], T* stage, const T* f,
   for (int q = 0; q < C; ++q) v[q] *= dt;
 }
 
-template <class T, int L, int NS, int C, bool kSource, bool kNeumann = false>
+template <class T, int L, int NS, int C, bool kSource, bool kUnknownFaces = false, bool kPeriodic = false>
 __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
+  static_assert(kUnknownFaces || !kPeriodic, "a periodic axis's nodes are unknowns");
   static_assert(NS == 4, "three planes are read while the next one loads");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* slots = reinterpret_cast<T*>(smem_raw);
@@ -313,9 +368,9 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   const int stride = x_row_stride<T, C>(nx);
   const int slot_elems = (L + 2) * stride;
   T* fac = slots + NS * slot_elems;
-  const int j0 = first_of<kNeumann>(a, 1) + blockIdx.x * L;
-  const int kb = first_of<kNeumann>(a, 2) + blockIdx.y * a.kseg;
-  const int ke = min(kb + a.kseg, last_of<kNeumann>(a, 2) + 1);  // planes kb..ke-1 are solved
+  const int j0 = first_of<kUnknownFaces>(a, 1) + blockIdx.x * L;
+  const int kb = first_of<kUnknownFaces>(a, 2) + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, last_of<kUnknownFaces>(a, 2) + 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   const int tid = threadIdx.x;
   constexpr int kThreads = 32 * L;
@@ -325,14 +380,16 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   for (int e = tid; e < NS * slot_elems; e += kThreads) slots[e] = T(0);
   __syncthreads();
 
-  // Plane k of u, lines j0-1..j0+L (up to the one past the last line: a Neumann face's
-  // ghost, as plane -1 or nz is, from its mirror), into slot k % NS.
-  const int rows = min(L + 2, last_of<kNeumann>(a, 1) + 2 - (j0 - 1));
+  // Plane k of u, lines j0-1..j0+L (up to the one past the last line: a ghost, as plane -1
+  // or nz is, from the node it takes: ghost_node), into slot k % NS.
+  const int rows = min(L + 2, last_of<kUnknownFaces>(a, 1) + 2 - (j0 - 1));
+  const bool periodic_y = kPeriodic && periodic_axis_of(a, 1), periodic_z = kPeriodic && periodic_axis_of(a, 2);
   auto issue_plane = [&](int k) {
     T* dst = slots + (k & (NS - 1)) * slot_elems;
-    const T* plane = a.u_in + nxy * (kNeumann ? mirror_node(k, nz) : k);
+    const T* plane = a.u_in + nxy * (kUnknownFaces ? ghost_node(k, nz, periodic_z) : k);
     for (int r = 0; r < rows; ++r, dst += stride) {
-      const T* src = plane + static_cast<std::size_t>(kNeumann ? mirror_node(j0 - 1 + r, ny) : j0 - 1 + r) * nx;
+      const T* src =
+          plane + static_cast<std::size_t>(kUnknownFaces ? ghost_node(j0 - 1 + r, ny, periodic_y) : j0 - 1 + r) * nx;
       if (a.vec16) {
         constexpr int V = 16 / sizeof(T);
         for (int e = tid; e < nx / V; e += kThreads) cp_async<16>(dst + e * V, src + e * V, true);
@@ -348,9 +405,10 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 
   const int warp = tid / 32, lane = tid & 31;
   const int j = j0 + warp;
-  const bool line = j <= last_of<kNeumann>(a, 1);  // warps past the grid solve garbage and store nothing
-  const int first0 = first_of<kNeumann>(a, 0), last0 = last_of<kNeumann>(a, 0);
-  const NeumannXRows ends = kNeumann ? neumann_x_rows<T, C>(a) : NeumannXRows{-1, -1};
+  const bool line = j <= last_of<kUnknownFaces>(a, 1);  // warps past the grid solve garbage and store nothing
+  const int first0 = first_of<kUnknownFaces>(a, 0), last0 = last_of<kUnknownFaces>(a, 0);
+  const XEndRows ends = kUnknownFaces ? x_end_rows<T, C, kPeriodic>(a) : kNoXEnds;
+  const bool cyclic = kPeriodic && periodic_axis_of(a, 0);
   // This lane's first row in a slot: row warp+1 of the slab, node i = first0 + lane C.
   const int lane_off = (warp + 1) * stride + first0 + lane * C;
   const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
@@ -372,12 +430,13 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     T* stage = slots + ((k + 3) & 3) * slot_elems + (warp + 1) * stride;
     const T* sm = stage + first0 + lane * C;
     T v[C];
-    apply_operator_rows<T, C, kNeumann>(v, sc, sn, ss, sm, sp, wx, wy, wz, ends.lo_q, ends.hi_q);
+    apply_operator_rows<T, C, kUnknownFaces, kPeriodic>(v, sc, sn, ss, sm, sp, wx, wy, wz, ends);
     __syncwarp();
-    const T dt = kNeumann ? a.dt * T(ends_scale(j, ny, k, nz)) : a.dt;
+    const T dt = kUnknownFaces ? a.dt * T(ends_scale<kPeriodic>(a, j, k)) : a.dt;
     finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last0, line, dt, first0 + lane * C);
-    if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
+    if (kUnknownFaces) halve_neumann_x_rows<T, C>(v, ends);
     warp_solve<T, C>(v, fac, a.s);
+    if (cyclic) correct_cyclic_rows<T, C>(v, a.chunk_factors, nx);
     T* out = stage + first0 + lane * C;
 #pragma unroll
     for (int q = 0; q < C; ++q) out[q] = v[q];
@@ -472,15 +531,17 @@ struct StagedSource {
 // in a bulk group of its own (none where !line). lane_off: this lane's first row in a slot.
 // The source: loaded by the warp into the staging row (kSource; its next plane prefetched
 // into L2), or there already (kStagedSource: lane 0 loads the next plane's into staged.next
-// once the store from it has read it, a plane ahead). kNeumann: a face is Neumann; the
-// line's unknowns are first_unknown_of..last_unknown_of (else 1..nx-2), maybe with a
-// Neumann end. on_solved(v) sees the lane's rows of the solved line before they are stored.
+// once the store from it has read it, a plane ahead). kUnknownFaces: a face is Neumann or
+// an axis periodic; the line's unknowns are first_unknown_of..last_unknown_of (else
+// 1..nx-2), maybe with a Neumann end, or all its nodes on a periodic x axis (a cyclic
+// line: its correction follows the solve). on_solved(v) sees the lane's rows of the solved
+// line before they are stored.
 struct NoSolvedHook {
   template <class V>
   __device__ __forceinline__ void operator()(const V&) const {}
 };
-template <class T, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false,
-          class OnSolved = NoSolvedHook, class F>
+template <class T, int NS, int C, bool kSource, bool kStagedSource = false, bool kUnknownFaces = false,
+          bool kPeriodic = false, class OnSolved = NoSolvedHook, class F>
 __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const PlaneRing<T, NS>& ring, int k, int ke,
                                                   int j, bool line, int lane_off, T* stage, const F& al, const F& gf,
                                                   const F& gb, StagedSource<T> staged = {},
@@ -488,9 +549,9 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   static_assert(kSource || !kStagedSource, "a staged source is a source");
   const int lane = threadIdx.x & 31;
   const int nx = a.n[0];
-  const int first0 = first_of<kNeumann>(a, 0);
-  const NeumannXRows ends = kNeumann ? neumann_x_rows<T, C>(a) : NeumannXRows{-1, -1};
-  const T dt = kNeumann ? a.dt * T(ends_scale(j, a.n[1], k, a.n[2])) : a.dt;
+  const int first0 = first_of<kUnknownFaces>(a, 0);
+  const XEndRows ends = kUnknownFaces ? x_end_rows<T, C, kPeriodic>(a) : kNoXEnds;
+  const T dt = kUnknownFaces ? a.dt * T(ends_scale<kPeriodic>(a, j, k)) : a.dt;
   const std::size_t nxy = static_cast<std::size_t>(nx) * a.n[1];
   const int stride = ring.stride;
   ring.wait(k + 1);
@@ -500,8 +561,8 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   }
   const T* sc = ring.plane(k) + lane_off;
   T v[C];
-  apply_operator_rows<T, C, kNeumann>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off,
-                                       ring.plane(k + 1) + lane_off, a.w[0], a.w[1], a.w[2], ends.lo_q, ends.hi_q);
+  apply_operator_rows<T, C, kUnknownFaces, kPeriodic>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off,
+                                       ring.plane(k + 1) + lane_off, a.w[0], a.w[1], a.w[2], ends);
   // Plane k-1 is done with (this warp's last read of it); the staging row is free once
   // the last store has read it.
   ring.release(k - 1);
@@ -525,11 +586,12 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   } else {
     if (lane == 0) bulk_wait_read();
     __syncwarp();
-    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last_of<kNeumann>(a, 0), line, dt,
+    finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last_of<kUnknownFaces>(a, 0), line, dt,
                                    first0 + lane * C);
   }
-  if (kNeumann) halve_neumann_x_rows<T, C>(v, ends);
+  if (kUnknownFaces) halve_neumann_x_rows<T, C>(v, ends);
   warp_solve<T, C>(v, al, gf, gb, a.s);
+  if (kPeriodic && periodic_axis_of(a, 0)) correct_cyclic_rows<T, C>(v, a.chunk_factors, nx);
   on_solved(v);
 #pragma unroll
   for (int q = 0; q < C; ++q) out[q] = v[q];
@@ -547,23 +609,28 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
 // H100, ncu (adi3d run heat_sine, f = 1 + x): a source took the x pass 0.377 -> 0.661 ms
 // in float and 0.803 -> 1.419 in double, where its bytes alone are 0.18 and 0.36 ms; with
 // the staged rows 0.579 and 1.201 (93% and 90% of the 3 arrays' floor at the copy).
-// kNeumann: a face is Neumann: the lines, planes and nodes solved are the args' span
-// (x_bulk_line_plane), and rows and planes of the slab past a Neumann face are its ghosts,
-// streamed from their mirrors (PlaneRing::produce_mirrored).
+// kUnknownFaces: a face is Neumann (or, with kPeriodic, an axis periodic): the lines,
+// planes and nodes solved are the args' span (x_bulk_line_plane), and rows and planes of
+// the slab past the grid are ghosts, streamed from the nodes they take
+// (PlaneRing::produce_with_ghosts). kPeriodic: kernels of their own for grids with a
+// periodic axis (which axes, at run time): the run-time tests of the wrapped ghosts, the
+// ends' halving and the cyclic correction took the Neumann kernels' registers up by up to
+// 30 and the float bulk pass of 512 nodes from 0 to 20 bytes of spills (ptxas).
 // kSums: the x pass of a slab of a split z axis (SlabPassArgs): each lane keeps its rows'
 // two weighted sums over the block's planes in registers and writes them once at the end.
-template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false, bool kNeumann = false,
-          bool kSums = false>
+template <class T, int L, int NS, int C, bool kSource, bool kStagedSource = false, bool kUnknownFaces = false,
+          bool kSums = false, bool kPeriodic = false>
 __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
     x_pass_bulk_kernel(std::conditional_t<kSums, SlabPassArgs<T>, PassArgs<T>> a) {
   static_assert(NS >= 4, "three planes are read while the next one loads");
+  static_assert(kUnknownFaces || !kPeriodic, "a periodic axis's nodes are unknowns");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int nx = a.n[0], ny = a.n[1], nz = a.n[2];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   const int stride = x_row_stride<T, C>(nx);
-  const int j0 = first_of<kNeumann>(a, 1) + blockIdx.x * L;
-  const int kb = first_of<kNeumann>(a, 2) + blockIdx.y * a.kseg;
-  const int ke = min(kb + a.kseg, last_of<kNeumann>(a, 2) + 1);  // planes kb..ke-1 are solved
+  const int j0 = first_of<kUnknownFaces>(a, 1) + blockIdx.x * L;
+  const int kb = first_of<kUnknownFaces>(a, 2) + blockIdx.y * a.kseg;
+  const int ke = min(kb + a.kseg, last_of<kUnknownFaces>(a, 2) + 1);  // planes kb..ke-1 are solved
   if (kb >= ke) return;
   T* stages;
   if constexpr (kSums)
@@ -577,9 +644,9 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
     if (lane == 0) {
-      if constexpr (kNeumann)
-        ring.produce_mirrored(a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)),
-                              ny, nz, ke);
+      if constexpr (kUnknownFaces)
+        ring.produce_with_ghosts(a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)),
+                                 ny, nz, kPeriodic && periodic_axis_of(a, 1), kPeriodic && periodic_axis_of(a, 2), ke);
       else
         ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
     }
@@ -587,7 +654,7 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
   }
 
   const int j = j0 + warp;
-  const bool line = j <= last_of<kNeumann>(a, 1);  // warps past the grid solve garbage and store nothing
+  const bool line = j <= last_of<kUnknownFaces>(a, 1);  // warps past the grid solve garbage and store nothing
   // The lane's factors in registers, or with kSums in shared memory (loaded before the
   // ring's setup barrier), this lane's C values at fac_lane, fac_lane + 32 C, + 64 C.
   constexpr int RC = kSums ? 1 : C;
@@ -597,7 +664,7 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
                             lane * C;
   if constexpr (!kSums) load_lane_factors<T, C>(a.chunk_factors, al, gf, gb);
   // Row warp+1 of a slot, node first + lane C.
-  const int lane_off = (warp + 1) * stride + first_of<kNeumann>(a, 0) + lane * C;
+  const int lane_off = (warp + 1) * stride + first_of<kUnknownFaces>(a, 0) + lane * C;
   T* stage = stages + warp * stride;
   T* const stage_b = stages + (L + warp) * stride;  // kStagedSource
   unsigned long long* const fbar = ring.full + 2 * NS + warp;
@@ -629,11 +696,11 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
     const auto plane = [&](const auto& fa, const auto& fg, const auto& fb) {
       if constexpr (kStagedSource) {
         const bool even = ((k - kb) & 1) == 0;
-        x_bulk_line_plane<T, NS, C, kSource, true, kNeumann>(
+        x_bulk_line_plane<T, NS, C, kSource, true, kUnknownFaces, kPeriodic>(
             a, ring, k, ke, j, line, lane_off, even ? stage : stage_b, fa, fg, fb,
             {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u}, add_to_sums);
       } else {
-        x_bulk_line_plane<T, NS, C, kSource, false, kNeumann>(a, ring, k, ke, j, line, lane_off, stage, fa, fg, fb,
+        x_bulk_line_plane<T, NS, C, kSource, false, kUnknownFaces, kPeriodic>(a, ring, k, ke, j, line, lane_off, stage, fa, fg, fb,
                                                                {}, add_to_sums);
       }
     };
@@ -644,7 +711,7 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
   }
   if constexpr (kSums) {
     // This lane's nodes first + lane C + q of line j (padding rows past the last are not).
-    const int node0 = first_of<kNeumann>(a, 0) + lane * C, last = last_of<kNeumann>(a, 0);
+    const int node0 = first_of<kUnknownFaces>(a, 0) + lane * C, last = last_of<kUnknownFaces>(a, 0);
     T* out = a.sums + 2 * nxy * blockIdx.y + static_cast<std::size_t>(j) * nx + node0;
     if (line)
 #pragma unroll
@@ -750,17 +817,20 @@ __device__ __forceinline__ TileSpan fused_tile_span(const Args& a) {
 // Passes y (kAxis 1) and z (kAxis 2). Block kThreads threads (8 or 16 warps; a warp
 // solves L / warps lines of a tile, K at a time), persistent over the tiles
 // (ceil(nx / L) per line of tiles, times the planes of unknowns of the other axis), over
-// the unknowns of each axis (fused_tile_span where a face is Neumann: kNeumann); a
-// Neumann end row is halved, as its factors are (the matrix is then symmetric with
-// off-diagonal -s; the fused passes' rhs comes halved there). NB = 1: one tile at a time (the
-// other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
+// the unknowns of each axis (fused_tile_span where a face is Neumann or an axis periodic:
+// kUnknownFaces); a Neumann end row is halved, as its factors are (the matrix is then
+// symmetric with off-diagonal -s; the fused passes' rhs comes halved there). NB = 1: one
+// tile at a time (the other blocks on the SM overlap); NB = 2: the next tile's copy is in flight while the
 // block solves and stores the current one (one block per SM by shared memory; lines of
 // up to 32 x 17 rows). The z pass loads u in its update loop, B loads in flight per
 // thread. kSolveOnly: a plain line solve of d in place along either axis (WarpLineSolve):
 // a Dirichlet end value of d (not necessarily 0 there) moves into the first or last row;
-// kCyclic (with kSolveOnly): cyclic lines (cyclic_correction), which have no end rows and take
-// their correction as they are stored (kernels of their own: a run-time test took the
-// float x lines' kernel of 512 nodes from 68 registers to 64 and 4 bytes of spills).
+// kCyclic: the lines of a periodic axis, cyclic (cyclic_correction), which have no end rows
+// and take their correction as they are stored, of a plain solve or of a fused pass (with
+// kUnknownFaces: the other axes' spans by the mask); kernels of their own: a run-time test
+// took the plain solve's float x lines' kernel of 512 nodes from 68 registers to 64 and 4
+// bytes of spills, and the fused passes' kernels of Neumann faces up by 8-26 registers,
+// into spills in some.
 // Dynamic shared memory: yz_pass_smem_bytes.
 //
 // 512^3 on an H100 (adi3d_fused_tune, 2026-11-23), one buffer / two: y 0.438 / 0.418 ms
@@ -814,10 +884,10 @@ constexpr int yz_min_blocks() {
 }
 
 template <class T, int L, int C, int kAxis, bool kSolveOnly = false, int NB = 1, int kThreads = 256, int K = 1,
-          int B = 8, bool kNeumann = false, bool kCyclic = false>
+          int B = 8, bool kUnknownFaces = false, bool kCyclic = false>
 __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, C, NB>() : 1))
     yz_pass_kernel(std::conditional_t<kSolveOnly, SolveArgs<T>, PassArgs<T>> a) {
-  static_assert(!kCyclic || kSolveOnly, "cyclic lines are plain solves'");
+  static_assert(!kCyclic || kSolveOnly || kUnknownFaces, "a periodic axis's nodes are unknowns");
   constexpr int kWarps = kThreads / 32;
   constexpr int LPW = L / kWarps;   // lines per warp, K at a time
   static_assert(LPW % K == 0, "a warp's lines, K at a time");
@@ -829,9 +899,9 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
   const int nx = a.n[0], ny = a.n[1];
   const std::size_t nxy = static_cast<std::size_t>(nx) * ny;
   // The fused passes' span is the interior, 1..n-2 outright, unless a face is Neumann
-  // (kNeumann): the 512^3 float y pass ran 408 -> 412 us with the span from the mask (ncu).
+  // (kUnknownFaces): the 512^3 float y pass ran 408 -> 412 us with the span from the mask (ncu).
   TileSpan span;
-  if constexpr (kSolveOnly || !kNeumann)
+  if constexpr (kSolveOnly || !kUnknownFaces)
     span = tile_span<kAxis, kSolveOnly>(a);
   else
     span = fused_tile_span<kAxis>(a);
@@ -925,18 +995,28 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
     __syncthreads();
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
+    // Cyclic lines take their correction as they are stored: the column's first and last
+    // rows are the line's nodes 0 and n-1.
+    T c = T(0);
+    const T* z = nullptr;
+    if constexpr (kCyclic) {
+      c = cyclic_correction<T, C>(a.chunk_factors, tile[col], tile[(R - 1) * P + col]);
+      z = cyclic_z<T, C>(a.chunk_factors) + row0;
+    }
     if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p0;
       if constexpr (kCyclic) {
-        // (The column's first and last rows: the line's nodes 0 and n-1.)
-        const T c = cyclic_correction<T, C>(a.chunk_factors, tile[col], tile[(R - 1) * P + col]);
         // z 8 rows at a time (one at a time, the float z tiles ran at 73% of copy, 83 now).
-        const T* z = cyclic_z<T, C>(a.chunk_factors) + row0;
         store_column<8, RS, P>(
             dst, x, row0, R, sweep, [&](int q) { return z[q * RS]; }, [&](T zr, T y) { return fma(-c, zr, y); });
       } else {
         for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
       }
+    } else if constexpr (kCyclic) {
+      T* up = a.u + p0;
+      store_column<B, RS, P>(
+          up, x, row0, R, sweep, [&](int q) { return fma(-c, z[q * RS], up[q * sweep]); },
+          [](T u, T y) { return u + y; });
     } else {
       // z 512^3 float, one buffer, on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507,
       // 0.524 ms (H100: B = 16 0.630 against 0.628; with two buffers 0.596 against 0.634).

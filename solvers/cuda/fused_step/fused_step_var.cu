@@ -31,15 +31,15 @@
 namespace adi3d::cuda {
 namespace {
 
-// fused_variable_x_pass on the device of limits. With Neumann faces (neumann_faces, bit
+// fused_variable_x_pass on the device of limits. With Neumann faces (unknown_faces, bit
 // face_index) the stencil and the plain x solve take the unknowns (the solve halves a
 // Neumann x end's row itself), and the faces' scale (the rhs of the lines on a Neumann y
 // or z face halved, as the one kernel's: ends_scale) between them; 0, launching nothing,
 // where the plain solve does not take the lines.
 template <class T>
 int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-           const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass, int neumann_faces = 0) {
-  if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s, neumann_faces))
+           const fused::DeviceLimits& limits, cudaStream_t s, bool variable_x_pass, int unknown_faces = 0) {
+  if (variable_x_pass && fused::launch_var_x<T, true>(op, u, f, dt, tau, d, device, limits, s, unknown_faces))
     return 1;
   int first[3], last[3];
   for (int axis = 0; axis < 3; ++axis) {
@@ -49,12 +49,12 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
   const fused::VarSolveArgs<T> lines = fused::var_solve_args(op, first, last, tau, d);
   const fused::XLineVarLaunch<T> warp_lines =
       op.alpha_field ? fused::x_line_var_launch(lines, limits) : fused::XLineVarLaunch<T>{};
-  if (neumann_faces && !warp_lines.kernel) return 0;
+  if (unknown_faces && !warp_lines.kernel) return 0;
   launch_operator_rhs(CudaPolicy{}.stencil, op, u, f, FacePtrs<T>{}, dt, d, s);
   Grid3 grid;
   for (int axis = 0; axis < 3; ++axis) grid.n[axis] = op.n[axis];
   for (int face = face_index(1, 0); face <= face_index(2, 1); ++face)
-    if ((neumann_faces >> face) & 1) launch_scale_face(grid, face, T(0.5), d, s);
+    if ((unknown_faces >> face) & 1) launch_scale_face(grid, face, T(0.5), d, s);
   // The lines by a warp per line where its rows fit, by the material index where there
   // is one, else from alpha (x_line_var_kernel.cuh; 512^3 double plain x solve from alpha
   // 1.14 ms against the library's 1.30).
@@ -68,7 +68,7 @@ int x_pass(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d,
 
 template <class T>
 bool fused_variable_applies(const OperatorView<T>& op, int device) {
-  const bool neumann = fused::neumann_face_mask(op) != 0;
+  const bool neumann = fused::unknown_face_mask(op) != 0;
   for (int axis = 0; axis < 3; ++axis) {
     if (op.lo[axis] == BoundaryKind::periodic || op.n[axis] < 1) return false;
     // A Neumann face's ghost mirrors the node inside it, and only the one-kernel x pass
@@ -107,7 +107,7 @@ int fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau
                         CUstream_st* stream, bool variable_x_pass) {
   const cudaStream_t s = stream;
   const fused::DeviceLimits limits = fused::device_limits(device);
-  const int neumann = fused::neumann_face_mask(op);
+  const int neumann = fused::unknown_face_mask(op);
   const int x_kernels = x_pass<T>(op, u, f, dt, tau, d, device, limits, s, variable_x_pass, neumann);
   if (x_kernels == 0) return 0;
   fused::VarPassArgs<T> args{};
@@ -116,7 +116,7 @@ int fused_variable_step(const OperatorView<T>& op, T* u, const T* f, T dt, T tau
   args.alpha = op.alpha_field;
   args.d = d;
   args.u = u;
-  args.neumann_faces = neumann;
+  args.unknown_faces = neumann;
   for (int axis = 1; axis < 3; ++axis) {
     const int n = op.n[axis];
     const int cap = fused::unknowns_chunk_cap(op, axis);

@@ -215,7 +215,7 @@ struct VarPassArgs {
   // The Neumann faces (bit face_index), for the kernels built with kNeumann: their nodes
   // are unknowns too (first_unknown_of), and the rhs comes halved at them from the x pass
   // (ends_scale); those that are Robin faces add their terms to the end rows.
-  int neumann_faces;
+  int unknown_faces;
   RobinEnds<T> robin;
 };
 
@@ -677,7 +677,7 @@ constexpr bool kSharedAlphaTilesY = std::is_same_v<T, float>;
 constexpr int kSharedAlphaMaxChunk = 17;
 
 // kNeumann (the fused passes): the kernels built for Neumann faces, whose tiles cover the
-// unknowns (VarPassArgs::neumann_faces); lines of n nodes, cap from their unknowns.
+// unknowns (VarPassArgs::unknown_faces); lines of n nodes, cap from their unknowns.
 template <class T, bool kSolveOnly, bool kMaterial = false, bool kNeumann = false>
 VarTileLaunch<T, kSolveOnly> var_tile_launch(int axis, int n, int cap, std::size_t smem_limit) {
   static_assert(!(kSolveOnly && kNeumann), "a plain solve takes its span from its args");

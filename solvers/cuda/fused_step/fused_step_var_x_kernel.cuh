@@ -51,7 +51,7 @@ struct VarXArgs {
   int material_pitch;  // bytes per row of the index (a multiple of 32)
   int material_count;
   PlaneTasks tasks;  // the blocks' share of the (slab, plane) units
-  int neumann_faces;  // (kNeumann) bit face_index, as VarPassArgs
+  int unknown_faces;  // (kNeumann) bit face_index, as VarPassArgs
   RobinEnds<T> robin;  // (kNeumann) as VarPassArgs
 };
 
@@ -292,7 +292,7 @@ constexpr int var_x_lines_long() {
 
 // Persistent blocks (gridDim.x of them): each takes its turns of the aligned tasks
 // (plane_tasks: a slab over a group of planes) and streams them through one ring.
-// kNeumann (kSolve): a face is Neumann (a.neumann_faces). The lines, planes and nodes
+// kNeumann (kSolve): a face is Neumann (a.unknown_faces). The lines, planes and nodes
 // solved are then the unknowns (first_of, last_of); a slab's rows and planes past a
 // Neumann face are its ghosts, streamed from their mirrors (mirror_node), u and the
 // coefficients alike, so that the ghost faces' weights are their mirrors'; the x ends
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(32 * (L + 1), 1) var_x_pass_kernel(VarXArgs<T>
       ring.release(k - 1);
       if (lane == 0) bulk_wait_read();
       __syncwarp();
-      const T dt = kNeumann ? a.dt * T(ends_scale(j, ny, k, nz)) : a.dt;
+      const T dt = kNeumann ? a.dt * T(ends_scale<false>(a, j, k)) : a.dt;
       // The Robin x faces' terms of the line's end rows, taken before the solve: inside it,
       // their loads and branches cost the insulated float pass of 512^3 5% and the double 11%.
       T robin_lo = T(0), robin_hi = T(0);
@@ -513,16 +513,16 @@ bool launch_var_x_lines(const VarXArgs<T>& args, int device, const DeviceLimits&
 // elsewhere (rows of u not whole 16-byte units, unaligned arrays, lines the warp solve
 // does not take, slots beyond shared memory: by index, double lines of more than 546
 // nodes; from alpha, float lines of more than 802, double of more than 674).
-// neumann_faces (kSolve; bit face_index): the Neumann faces of the fused step, whose nodes
+// unknown_faces (kSolve; bit face_index): the Neumann faces of the fused step, whose nodes
 // are unknowns too, their rows halved (the fused y and z passes take the rhs so). 0: the
 // interior, between Dirichlet faces (or the planes stencil's, whatever op's faces).
 template <class T, bool kSolve>
 bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau, T* d, int device,
-                  const DeviceLimits& limits, cudaStream_t s, int neumann_faces = 0) {
+                  const DeviceLimits& limits, cudaStream_t s, int unknown_faces = 0) {
   const int nx = op.n[0];
-  if (nx < 3 || op.n[1] < 3 || op.n[2] < 3 || (!kSolve && neumann_faces)) return false;
+  if (nx < 3 || op.n[1] < 3 || op.n[2] < 3 || (!kSolve && unknown_faces)) return false;
   VarXArgs<T> a{};
-  a.neumann_faces = neumann_faces;
+  a.unknown_faces = unknown_faces;
   take_operator(a, op);
   const int cap = chunk_cap(last_unknown_of(a, 0) - first_unknown_of(a, 0) + 3);
   const bool material = op.material != nullptr;
@@ -556,7 +556,7 @@ bool launch_var_x(const OperatorView<T>& op, const T* u, const T* f, T dt, T tau
     });
   };
   if constexpr (kSolve)
-    return with_var_kinds(material, neumann_faces != 0, launch);
+    return with_var_kinds(material, unknown_faces != 0, launch);
   else
     return material ? launch(std::true_type{}, std::false_type{}) : launch(std::false_type{}, std::false_type{});
 }
