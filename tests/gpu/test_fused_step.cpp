@@ -452,7 +452,8 @@ TYPED_TEST(FusedStep, PeriodicAxesMatchUnfused) {
 TYPED_TEST(FusedStep, PeriodicAxesMatchUnfusedStronglyCoupled) {
   using T = TypeParam;
   constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann, P = BoundaryKind::periodic;
-  for (const auto& faces : {std::array<BoundaryKind, 6>{P, P, P, P, P, P}, std::array<BoundaryKind, 6>{P, P, N, N, D, D}})
+  using Faces = std::array<BoundaryKind, 6>;
+  for (const Faces& faces : {Faces{P, P, P, P, P, P}, Faces{P, P, N, N, D, D}})
     for (const auto& n : {std::array<int, 3>{96, 33, 17}, std::array<int, 3>{300, 9, 11}}) {
       BoundarySpec bc;
       bc.face = faces;
@@ -467,7 +468,8 @@ TYPED_TEST(FusedStep, PeriodicAxesMatchUnfusedStronglyCoupled) {
 TYPED_TEST(FusedStep, PeriodicStepperStepsFusedAndMatchesCpu) {
   using T = TypeParam;
   constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann, P = BoundaryKind::periodic;
-  for (const auto& faces : {std::array<BoundaryKind, 6>{P, P, P, P, D, D}, std::array<BoundaryKind, 6>{N, N, P, P, P, P}})
+  using Faces = std::array<BoundaryKind, 6>;
+  for (const Faces& faces : {Faces{P, P, P, P, D, D}, Faces{N, N, P, P, P, P}})
     for (const auto& n : {std::array<int, 3>{32, 32, 33}, std::array<int, 3>{37, 29, 41}}) {
       BoundarySpec bc;
       bc.face = faces;

@@ -209,7 +209,8 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
       const T* chunk = all.data() + 3 * m;
       const std::size_t solve = 3 * 32 * static_cast<std::size_t>(cap);
       std::vector<T> want(solve, T(0));
-      const cuda::fused::CyclicTileFactors<T> c = cuda::fused::cyclic_tile_line_factors(l.op(), 1, l.tau, cap, want.data());
+      const cuda::fused::CyclicTileFactors<T> c =
+          cuda::fused::cyclic_tile_line_factors(l.op(), 1, l.tau, cap, want.data());
       EXPECT_EQ(s, c.s);
       EXPECT_TRUE(std::equal(want.begin(), want.end(), chunk)) << m;
       const T* correction = chunk + solve;
@@ -217,6 +218,8 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
       EXPECT_EQ(correction[1], c.inv_denominator);
       const T* z = correction + 2;
       EXPECT_TRUE(std::equal(c.z.begin(), c.z.end(), z)) << m;
+
+      EXPECT_TRUE(std::all_of(z + m, z + 32 * cap, [](T x) { return x == T(0); })) << m;
 
       std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
       for (int r = 0; r < m; ++r) v[r] = l.at(l.rhs, r);

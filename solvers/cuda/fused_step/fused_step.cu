@@ -381,7 +381,8 @@ template <class T, int C>
 PassKernel<T> chunked_kernel(int axis, bool source, int bulk_lines = 0, int tiles = 1, bool staged = false,
                              int faces = 0) {
   if (faces == 0)
-    return axis == 0 ? x_kernel<T, C, false, false>(source, bulk_lines, staged) : yz_kernel<T, C, false, false>(axis, tiles);
+    return axis == 0 ? x_kernel<T, C, false, false>(source, bulk_lines, staged)
+                     : yz_kernel<T, C, false, false>(axis, tiles);
   if (axis == 0)
     return faces >> fused::kPeriodicAxesBit ? x_kernel<T, C, true, true>(source, bulk_lines, staged)
                                             : x_kernel<T, C, true, false>(source, bulk_lines, staged);
@@ -867,7 +868,8 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
   Slab::reserve(sl.message, size, s);
   Slab::reserve(sl.gathered, size * lines.ranks, s);
   // The x pass writes the sums of its unknown nodes only: the others must read 0.
-  const std::vector<std::size_t> shape{plane, static_cast<std::size_t>(segments), static_cast<std::size_t>(unknown_faces)};
+  const std::vector<std::size_t> shape{plane, static_cast<std::size_t>(segments),
+                                       static_cast<std::size_t>(unknown_faces)};
   if (shape != sl.zeroed_for) {
     ADI3D_CUDA_CHECK(cudaMemsetAsync(sl.partials.data(), 0, sl.partials.size() * sizeof(T), s));
     sl.zeroed_for = shape;

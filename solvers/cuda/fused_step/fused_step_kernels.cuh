@@ -192,23 +192,26 @@ __device__ __forceinline__ T cyclic_correction(const T* chunk_factors, T y_first
   const T* c = chunk_factors + 3 * 32 * C;
   return (y_first + c[0] * y_last) * c[1];
 }
-// The correction of a cyclic line of n nodes solved by a warp (v[q]: row lane C + q, node
-// for node; the rows past n - 1 are padding), from the fused passes' factors, whose z is
-// padded to 32 C values (pass_factors): the padding rows take it too, without a bound.
+// This lane's rows of a solved cyclic line of n nodes (v: row lane C + q, node for node;
+// the rows past n - 1 are padding) to out = stage + lane C, corrected: y_0 and y_{n-1}
+// come back from the staging row (node i at stage[i]) once every lane has stored v
+// there, and z, padded to 32 C values in the fused passes' factors (pass_factors),
+// corrects the padding rows too without a bound. The x pass of 512^3 (ncu, H200), float /
+// double: 379 / 779 us this way, 426 / 780 with the two values by a select over the
+// lane's rows and two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854
+// with c = g . d formed from the rhs beside the solve (g: 32 C more weights).
 // Every lane of the warp, converged.
 template <class T, int C>
-__device__ __forceinline__ void correct_cyclic_rows(T (&v)[C], const T* chunk_factors, int n) {
-  const int lane = threadIdx.x & 31;
-  T mine = T(0);
+__device__ __forceinline__ void store_cyclic_rows(T* out, const T* stage, const T (&v)[C], const T* chunk_factors,
+                                                  int n) {
 #pragma unroll
-  for (int q = 0; q < C; ++q)
-    if (lane * C + q == n - 1) mine = v[q];
-  const T y_first = __shfl_sync(0xffffffffu, v[0], 0);
-  const T y_last = __shfl_sync(0xffffffffu, mine, (n - 1) / C);
-  const T c = cyclic_correction<T, C>(chunk_factors, y_first, y_last);
-  const T* z = cyclic_z<T, C>(chunk_factors) + lane * C;
+  for (int q = 0; q < C; ++q) out[q] = v[q];
+  __syncwarp();
+  const T c = cyclic_correction<T, C>(chunk_factors, stage[0], stage[n - 1]);
+  __syncwarp();  // every lane has read them
+  const T* z = cyclic_z<T, C>(chunk_factors) + (threadIdx.x & 31) * C;
 #pragma unroll
-  for (int q = 0; q < C; ++q) v[q] = fma(-c, z[q], v[q]);
+  for (int q = 0; q < C; ++q) out[q] = fma(-c, z[q], v[q]);
 }
 
 // The first and last unknown along an axis of the fused passes: 1 and n-2 between
@@ -258,49 +261,50 @@ std::size_t x_pass_smem_bytes(int nx) {
 
 // This lane's rows of an x line whose neighbour across the line's end is a ghost node
 // (-1: none): lo_q is row 0 of lane 0 where the line starts at node 0, hi_q the row of
-// node nx-1 where it ends there (outside 0..C-1 on the other lanes). In the kernels built
-// for periodic axes (kPeriodic) the ghost's value lies lo_ghost and hi_ghost nodes from
-// the end node: across a Neumann face the mirror of the neighbour inside (+1, -1), across
-// the ends of a periodic x axis the node at the other end (+(nx-1), -(nx-1)); halve: the
-// end rows are Neumann faces' (halved, as their rows of the matrix are: pass_factors).
-// The other kernels take Neumann ends only.
+// node nx-1 where it ends there (outside 0..C-1 on the other lanes); across a Neumann
+// face the ghost mirrors the neighbour inside. wrap (kernels built for periodic axes,
+// kPeriodic): nx - 1 on a periodic x axis, else 0; node nx-1 is then node 0's left
+// neighbour (wrap nodes along the row), and node 0 the right one of node nx-1, in the row
+// of the plane slot after the line (the ghost column the x pass streams there).
 struct XEndRows {
   int lo_q, hi_q;
-  int lo_ghost, hi_ghost;
-  bool halve;
+  int wrap;
 };
-constexpr XEndRows kNoXEnds{-1, -1, 1, -1, true};
+constexpr XEndRows kNoXEnds{-1, -1, 0};
 template <class T, int C, bool kPeriodic>
 __device__ __forceinline__ XEndRows x_end_rows(const PassArgs<T>& a) {
   const int lane = threadIdx.x & 31;
   const int first = first_unknown_of(a, 0), last = last_unknown_of(a, 0);
-  const bool periodic = kPeriodic && periodic_axis_of(a, 0);
-  const int wrap = a.n[0] - 1;
   return {first == 0 && lane == 0 ? 0 : -1, last == a.n[0] - 1 ? last - first - lane * C : -1,
-          periodic ? wrap : 1, periodic ? -wrap : -1, !periodic};
+          kPeriodic && periodic_axis_of(a, 0) ? a.n[0] - 1 : 0};
 }
 
 // A u on this lane's C rows of an x line, constant weights: sc points at the line's row p C
 // in plane k (row j), sn / ss at rows j-1 / j+1, sm / sp at planes k-1 / k+1 (same i).
-// kUnknownFaces: the line's end rows (x_end_rows) take their ghosts' values: a Neumann
-// face's mirror, or with kPeriodic whatever ends names.
+// kUnknownFaces: the line's end rows (x_end_rows) take their ghosts' values; with
+// kPeriodic, on a periodic x axis, from the other end.
 template <class T, int C, bool kUnknownFaces = false, bool kPeriodic = false>
 __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, const T* sn, const T* ss, const T* sm,
                                                     const T* sp, T wx, T wy, T wz, XEndRows ends = kNoXEnds) {
-  T ghost_lo = T(0), ghost_hi = T(0);
-  if (kPeriodic) {
-    if (ends.lo_q >= 0) ghost_lo = sc[ends.lo_q + ends.lo_ghost];
-    if (ends.hi_q >= 0 && ends.hi_q < C) ghost_hi = sc[ends.hi_q + ends.hi_ghost];
+  if (kPeriodic && ends.wrap) {
+    // Only node 0's left neighbour is not in its place (a load of lane 0 alone).
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      const T uc = sc[q];
+      T left = sc[q - 1];
+      if (q == 0 && ends.lo_q == 0) left = sc[ends.wrap];
+      T sum = wx * (left - uc) + wx * (sc[q + 1] - uc);
+      sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
+      sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
+      v[q] = sum;
+    }
+    return;
   }
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const T uc = sc[q];
     T sum;
-    if (kPeriodic) {
-      const T left = q == ends.lo_q ? ghost_lo : sc[q - 1];
-      const T right = q == ends.hi_q ? ghost_hi : sc[q + 1];
-      sum = wx * (left - uc) + wx * (right - uc);
-    } else if (kUnknownFaces) {
+    if (kUnknownFaces) {
       T left = sc[q - 1], right = sc[q + 1];
       left = q == ends.lo_q ? right : left;
       right = q == ends.hi_q ? left : right;
@@ -331,7 +335,7 @@ __device__ __forceinline__ float ends_scale(const Args& a, int j, int k) {
 // the symmetric form the warp solve takes.
 template <class T, int C>
 __device__ __forceinline__ void halve_neumann_x_rows(T (&v)[C], XEndRows e) {
-  if (!e.halve) return;
+  if (e.wrap) return;  // a periodic x axis has no Neumann end
 #pragma unroll
   for (int q = 0; q < C; ++q)
     if (q == e.lo_q || q == e.hi_q) v[q] *= T(0.5);
@@ -381,9 +385,11 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   __syncthreads();
 
   // Plane k of u, lines j0-1..j0+L (up to the one past the last line: a ghost, as plane -1
-  // or nz is, from the node it takes: ghost_node), into slot k % NS.
+  // or nz is, from the node it takes: ghost_node), into slot k % NS; on a periodic x axis
+  // the lines' rows take node 0 again after node nx-1 (the ghost column: XEndRows).
   const int rows = min(L + 2, last_of<kUnknownFaces>(a, 1) + 2 - (j0 - 1));
   const bool periodic_y = kPeriodic && periodic_axis_of(a, 1), periodic_z = kPeriodic && periodic_axis_of(a, 2);
+  const bool ghost_column = kPeriodic && periodic_axis_of(a, 0);
   auto issue_plane = [&](int k) {
     T* dst = slots + (k & (NS - 1)) * slot_elems;
     const T* plane = a.u_in + nxy * (kUnknownFaces ? ghost_node(k, nz, periodic_z) : k);
@@ -396,6 +402,7 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
       } else {
         for (int e = tid; e < nx; e += kThreads) cp_async<sizeof(T)>(dst + e, src + e, true);
       }
+      if (ghost_column && tid == 0 && r >= 1 && r <= L) cp_async<sizeof(T)>(dst + nx, src, true);
     }
   };
   issue_plane(kb - 1);
@@ -408,7 +415,6 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
   const bool line = j <= last_of<kUnknownFaces>(a, 1);  // warps past the grid solve garbage and store nothing
   const int first0 = first_of<kUnknownFaces>(a, 0), last0 = last_of<kUnknownFaces>(a, 0);
   const XEndRows ends = kUnknownFaces ? x_end_rows<T, C, kPeriodic>(a) : kNoXEnds;
-  const bool cyclic = kPeriodic && periodic_axis_of(a, 0);
   // This lane's first row in a slot: row warp+1 of the slab, node i = first0 + lane C.
   const int lane_off = (warp + 1) * stride + first0 + lane * C;
   const T wx = a.w[0], wy = a.w[1], wz = a.w[2];
@@ -436,10 +442,13 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
     finish_rhs_rows<T, C, kSource>(v, stage, a.f, row, first0, last0, line, dt, first0 + lane * C);
     if (kUnknownFaces) halve_neumann_x_rows<T, C>(v, ends);
     warp_solve<T, C>(v, fac, a.s);
-    if (cyclic) correct_cyclic_rows<T, C>(v, a.chunk_factors, nx);
     T* out = stage + first0 + lane * C;
+    if (kPeriodic && ends.wrap) {
+      store_cyclic_rows<T, C>(out, stage, v, a.chunk_factors, nx);
+    } else {
 #pragma unroll
-    for (int q = 0; q < C; ++q) out[q] = v[q];
+      for (int q = 0; q < C; ++q) out[q] = v[q];
+    }
     __syncwarp();
     if (line)
       for (int i = first0 + lane; i <= last0; i += 32) a.d[row + i] = stage[i];
@@ -591,10 +600,13 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   }
   if (kUnknownFaces) halve_neumann_x_rows<T, C>(v, ends);
   warp_solve<T, C>(v, al, gf, gb, a.s);
-  if (kPeriodic && periodic_axis_of(a, 0)) correct_cyclic_rows<T, C>(v, a.chunk_factors, nx);
-  on_solved(v);
+  on_solved(v);  // (kSums: no periodic axis)
+  if (kPeriodic && ends.wrap) {
+    store_cyclic_rows<T, C>(out, stage, v, a.chunk_factors, nx);
+  } else {
 #pragma unroll
-  for (int q = 0; q < C; ++q) out[q] = v[q];
+    for (int q = 0; q < C; ++q) out[q] = v[q];
+  }
   fence_proxy_async();
   __syncwarp();
   if (line && lane == 0) {
@@ -645,8 +657,10 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
   if (warp == L) {
     if (lane == 0) {
       if constexpr (kUnknownFaces)
-        ring.produce_with_ghosts(a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)),
-                                 ny, nz, kPeriodic && periodic_axis_of(a, 1), kPeriodic && periodic_axis_of(a, 2), ke);
+        ring.template produce_with_ghosts<kPeriodic>(
+            a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)), ny, nz,
+            kPeriodic && periodic_axis_of(a, 1), kPeriodic && periodic_axis_of(a, 2), ke,
+            kPeriodic && periodic_axis_of(a, 0) ? L : 0);
       else
         ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
     }
@@ -700,8 +714,8 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
             a, ring, k, ke, j, line, lane_off, even ? stage : stage_b, fa, fg, fb,
             {even ? stage_b : stage, fbar, static_cast<unsigned>(k - kb) & 1u}, add_to_sums);
       } else {
-        x_bulk_line_plane<T, NS, C, kSource, false, kUnknownFaces, kPeriodic>(a, ring, k, ke, j, line, lane_off, stage, fa, fg, fb,
-                                                               {}, add_to_sums);
+        x_bulk_line_plane<T, NS, C, kSource, false, kUnknownFaces, kPeriodic>(a, ring, k, ke, j, line, lane_off, stage,
+                                                                              fa, fg, fb, {}, add_to_sums);
       }
     };
     if constexpr (kSums)
