@@ -83,6 +83,19 @@ class FusedStep : public CudaTest<T> {
     EXPECT_LE(relative_difference(unfused, fused), 20 * tolerance<T>())
         << describe(d.bc, {d.grid.n[0], d.grid.n[1], d.grid.n[2]}, !d.alpha_field.empty());
   }
+  // The same with constant alpha for every face mix on every size (those small enough for
+  // ADI3D_GPU_QUICK).
+  template <std::size_t M, std::size_t S>
+  void expect_face_mixes_match_unfused(const std::array<BoundaryKind, 6> (&mixes)[M],
+                                       const std::array<int, 3> (&sizes)[S]) {
+    for (const auto& faces : mixes)
+      for (const auto& n : sizes) {
+        if (too_big_for_quick(n)) continue;
+        BoundarySpec bc;
+        bc.face = faces;
+        expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3), static_cast<T>(1e-3));
+      }
+  }
 };
 TYPED_TEST_SUITE(FusedStep, Precisions);
 
@@ -387,7 +400,6 @@ TYPED_TEST(FusedStep, StagedSourceRowsMatchUnfused) {
 // wide and narrow blocks (512 floats, 1000 doubles), y and z tiles of two buffers (600),
 // blocks whose first line or plane is a face's (ghost rows and planes from their mirror).
 TYPED_TEST(FusedStep, InsulatedFacesMatchUnfused) {
-  using T = TypeParam;
   constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann;
   const std::array<BoundaryKind, 6> mixes[] = {{N, N, N, N, N, N}, {N, N, D, D, D, D}, {D, D, N, N, D, D},
                                                {D, D, D, D, N, N}, {N, D, N, D, N, D}, {D, N, D, N, D, N},
@@ -395,14 +407,7 @@ TYPED_TEST(FusedStep, InsulatedFacesMatchUnfused) {
   const std::array<int, 3> sizes[] = {{3, 3, 3},    {4, 4, 4},      {37, 29, 41}, {64, 20, 24}, {98, 98, 98},
                                       {97, 5, 96},  {33, 4, 65},    {512, 21, 7}, {1000, 5, 4}, {600, 6, 5},
                                       {9, 600, 5},  {7, 5, 600},    {129, 129, 129}};
-  for (const auto& faces : mixes)
-    for (const auto& n : sizes) {
-      if (too_big_for_quick(n)) continue;
-      BoundarySpec bc;
-      bc.face = faces;
-      this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
-                                   static_cast<T>(1e-3));
-    }
+  this->expect_face_mixes_match_unfused(mixes, sizes);
 }
 
 // The stepper with insulated faces and no data on them takes the fused step; the CPU runs
@@ -429,7 +434,6 @@ TYPED_TEST(FusedStep, InsulatedStepperMatchesCpu) {
 // blocks whose first line or plane is node 0 (their ghosts from the other end), and the
 // ring of plane slots wrapping (129^3).
 TYPED_TEST(FusedStep, PeriodicAxesMatchUnfused) {
-  using T = TypeParam;
   constexpr BoundaryKind D = BoundaryKind::dirichlet, N = BoundaryKind::neumann, P = BoundaryKind::periodic;
   const std::array<BoundaryKind, 6> mixes[] = {{P, P, P, P, P, P}, {P, P, D, D, D, D}, {D, D, P, P, D, D},
                                                {D, D, D, D, P, P}, {P, P, N, D, D, N}, {N, D, P, P, N, N},
@@ -437,14 +441,7 @@ TYPED_TEST(FusedStep, PeriodicAxesMatchUnfused) {
   const std::array<int, 3> sizes[] = {{3, 3, 3},   {4, 4, 4},   {37, 29, 41}, {64, 20, 24}, {96, 97, 96},
                                       {97, 96, 97}, {33, 4, 65}, {512, 21, 7}, {1000, 5, 4}, {600, 6, 5},
                                       {9, 600, 5}, {7, 5, 600}, {129, 129, 129}};
-  for (const auto& faces : mixes)
-    for (const auto& n : sizes) {
-      if (too_big_for_quick(n)) continue;
-      BoundarySpec bc;
-      bc.face = faces;
-      this->expect_matches_unfused(make_diffusion<T>(n, bc, false, this->rng_), static_cast<T>(2e-3),
-                                   static_cast<T>(1e-3));
-    }
+  this->expect_face_mixes_match_unfused(mixes, sizes);
 }
 
 // Strong coupling along a periodic x axis (tau w up to about 2e4: a cyclic line's

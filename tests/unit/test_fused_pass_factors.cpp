@@ -153,6 +153,24 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveMatchesCpuLineSolve) {
         }
 }
 
+// The model warp solve of the cyclic y lines l (of m = l's line length nodes) with the
+// factors fac and s of the modified matrix, then x = y - c z on the z_rows rows z holds
+// (m, or 32 cap where z is padded, as the fused x pass corrects its padding rows too):
+// the CPU backend's cyclic solve, and the padding rows left at 0.
+template <class T>
+void expect_model_cyclic_solve(const YLines<T>& l, int cap, const std::vector<T>& fac, T s, T corner_ratio,
+                               T inv_denominator, const T* z, int z_rows, double scale) {
+  const int m = l.d.grid.n[1];
+  std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
+  for (int r = 0; r < m; ++r) v[r] = l.at(l.rhs, r);
+  model_warp_solve(v, fac, cap, s);
+  const T k = (v[0] + corner_ratio * v[m - 1]) * inv_denominator;
+  for (int r = 0; r < z_rows; ++r) v[r] = std::fma(-k, z[r], v[r]);
+  const LineError e = line_error(0, m, [&](int r) { return v[r]; }, [&](int r) { return l.at(l.want, r); });
+  EXPECT_LE(e.err, kLineTolerance<T> * e.scale) << "n " << m << " tau scale " << scale;
+  for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
+}
+
 TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
   // Periodic y lines (cyclic_tile_line_factors): the warp solve of the modified matrix,
   // then the Sherman-Morrison correction as the kernels store each line, against the CPU
@@ -160,7 +178,6 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
   using T = TypeParam;
   using B = BoundaryKind;
   std::mt19937 rng(14);
-  const double tol = kLineTolerance<T>;
   for (const int m : {3, 4, 5, 40, 96, 97, 100, 545, 640, 802, 1056})
     for (const double scale : {0.3, 4.0, 50.0}) {
       const YLines<T> l = y_lines<T>(test::boundary_mix(B::neumann, B::periodic, B::dirichlet), m, scale, rng);
@@ -170,14 +187,7 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
       const cuda::fused::CyclicTileFactors<T> c =
           cuda::fused::cyclic_tile_line_factors(l.op(), 1, l.tau, cap, fac.data());
       ASSERT_EQ(c.z.size(), static_cast<std::size_t>(m));
-      std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
-      for (int r = 0; r < m; ++r) v[r] = l.at(l.rhs, r);
-      model_warp_solve(v, fac, cap, c.s);
-      const T k = (v[0] + c.corner_ratio * v[m - 1]) * c.inv_denominator;
-      const LineError e =
-          line_error(0, m, [&](int r) { return std::fma(-k, c.z[r], v[r]); }, [&](int r) { return l.at(l.want, r); });
-      EXPECT_LE(e.err, tol * e.scale) << "n " << m << " tau scale " << scale;
-      for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
+      expect_model_cyclic_solve(l, cap, fac, c.s, c.corner_ratio, c.inv_denominator, c.z.data(), m, scale);
     }
 }
 
@@ -190,7 +200,6 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
   using T = TypeParam;
   using B = BoundaryKind;
   std::mt19937 rng(16);
-  const double tol = kLineTolerance<T>;
   for (const int m : {3, 4, 95, 96, 97, 545, 1056})
     for (const double scale : {0.3, 50.0}) {
       const YLines<T> l = y_lines<T>(test::boundary_mix(B::dirichlet, B::periodic, B::neumann), m, scale, rng);
@@ -221,14 +230,8 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
 
       EXPECT_TRUE(std::all_of(z + m, z + 32 * cap, [](T x) { return x == T(0); })) << m;
 
-      std::vector<T> v(32 * static_cast<std::size_t>(cap), T(0));
-      for (int r = 0; r < m; ++r) v[r] = l.at(l.rhs, r);
-      model_warp_solve(v, std::vector<T>(chunk, chunk + solve), cap, s);
-      const T k = (v[0] + correction[0] * v[m - 1]) * correction[1];
-      for (std::size_t r = 0; r < v.size(); ++r) v[r] = std::fma(-k, z[r], v[r]);
-      const LineError e = line_error(0, m, [&](int r) { return v[r]; }, [&](int r) { return l.at(l.want, r); });
-      EXPECT_LE(e.err, tol * e.scale) << "n " << m << " tau scale " << scale;
-      for (std::size_t r = m; r < v.size(); ++r) ASSERT_EQ(v[r], T(0)) << "padding row " << r;
+      expect_model_cyclic_solve(l, cap, std::vector<T>(chunk, chunk + solve), s, correction[0], correction[1], z,
+                                32 * cap, scale);
     }
 }
 
