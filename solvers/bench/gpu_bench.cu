@@ -142,11 +142,11 @@ std::vector<OpTiming> time_backend_ops(int n, int repetitions) {
                    ms, (fused ? 7 : 11) * field_bytes});
   }
 
-  // Periodic faces all round: every line cyclic (Sherman-Morrison); the step unfused (11
-  // arrays), then fused (7). Each solve by a warp per line (default) and by the path it took before, the
-  // tridiag library's cyclic solver over coefficient arrays for x and per-thread Thomas on
-  // shared factors for y and z; then the step by each (the earlier paths: x by tridiag, y
-  // and z by Thomas).
+  // Periodic faces all round: every line cyclic (Sherman-Morrison). Each solve by a warp per
+  // line (default) and by the path it took before, the tridiag library's cyclic solver over
+  // coefficient arrays for x and per-thread Thomas on shared factors for y and z; then the
+  // step unfused (11 arrays) by each (the earlier paths: x by tridiag, y and z by Thomas),
+  // and fused (7).
   {
     Diffusion<T> periodic = d;
     for (BoundaryKind& face : periodic.bc.face) face = BoundaryKind::periodic;

@@ -84,7 +84,8 @@ struct PlaneRing {
   // node nx-1, where the stencil reads it without a test (nx values in 16-byte units, a
   // slot's rows at least 16 bytes longer).
   // (kGhostColumns: kernels of their own; the loop below took the Neumann x passes' of 512
-  // floats from 8 to 20 bytes of spills.)
+  // floats from 8 to 20 bytes of spills. The rows' source is spelled out in both: one
+  // lambda for the two took the float periodic pass with a source from 52 to 64 bytes.)
   template <bool kGhostColumns = false>
   __device__ void produce_with_ghosts(const T* grid, std::size_t plane_stride, int nx, unsigned row_bytes, int row0,
                                       int count, int ny, int nz, bool periodic_y, bool periodic_z, int last,

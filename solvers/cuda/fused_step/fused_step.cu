@@ -693,7 +693,6 @@ bool FusedDouglasStep<T>::run(const OperatorView<T>& op, T* u, const T* f, T dt,
   }
   if (!prepare(op, u, f, d, tau, device, merge_xy_, stream)) return false;
   const bool source = f != nullptr;
-  const int unknown_faces = fused::unknown_face_mask(op);
   cudaStream_t s = stream;
   fused::PassArgs<T> args = step_args(op, u, f, dt, d, plan_.kseg);
   auto for_axis = [&](fused::PassArgs<T>& a, int axis) {
@@ -744,7 +743,7 @@ void FusedDouglasStep<T>::launch_chunked_pass(const fused::PassArgs<T>& args, in
                                               int grid_x) const {
   const PassKernel<T> kernel = fused::with_chunk_cap(plan_.cap[axis], [&](auto C) {
     return chunked_kernel<T, C.value>(axis, plan_.source, axis == 0 ? plan_.x_bulk_lines : 0, plan_.tiles[axis],
-                                      axis == 0 && plan_.x_staged_source, args.unknown_faces);
+                                      axis == 0 && plan_.x_staged_source, plan_.unknown_faces);
   });
   // Set again: another instance (another grid) may have set this kernel's limit lower.
   ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -819,7 +818,7 @@ bool FusedDouglasStep<T>::run_slab(const OperatorView<T>& op, T* u, const T* f, 
     if (fused::last_unknown(op, axis) < fused::first_unknown(op, axis)) return false;
   if (!prepare(op, u, f, d, tau, device, false, stream)) return false;
   if (plan_.kind[0] != 1 || plan_.kind[1] != 1 || plan_.kind[2] != 1) return false;
-  const int unknown_faces = fused::unknown_face_mask(op);
+  const int unknown_faces = plan_.unknown_faces;
   const SlabXKernel<T> x_kernel = fused::with_chunk_cap(plan_.cap[0], [&](auto C) {
     return x_sums_kernel<T, C.value>(unknown_faces, plan_.source, plan_.x_bulk_lines, plan_.x_staged_source);
   });

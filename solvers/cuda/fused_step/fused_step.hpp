@@ -2,8 +2,8 @@
 // The fused Douglas step of the CUDA backend (DESIGN.md §3, "fusion is where the speed
 // is"): three passes instead of five for constant alpha, Dirichlet data that does not
 // move, insulated (zero-flux Neumann) faces and periodic axes, and for alpha fields
-// between Dirichlet and Neumann faces (fused_step_var.hpp). Plain C++ (no CUDA headers): the stream is the
-// runtime's opaque CUstream_st*.
+// between Dirichlet and Neumann faces (fused_step_var.hpp). Plain C++ (no CUDA headers):
+// the stream is the runtime's opaque CUstream_st*.
 #include "solvers/array.hpp"
 #include "solvers/distributed/slab_coupling.hpp"
 #include "solvers/operator_view.hpp"
@@ -92,7 +92,7 @@ class FusedDouglasStep {
   // Launch plan of the three passes for one grid shape, device and source/no source.
   struct Plan {
     int n[3] = {0, 0, 0};
-    int unknown_faces = 0;  // the Neumann faces (bit face_index): with n, the lines' unknowns
+    int unknown_faces = 0;  // the passes' face mask (unknown_face_mask): with n, the lines' unknowns
     int device = -1;
     bool source = false;
     bool aligned = false;  // u, d and f 16-byte aligned
@@ -120,8 +120,7 @@ class FusedDouglasStep {
   // plan_for these arrays, and the factors on the device (pass_offset_, pass_s_).
   bool prepare(const OperatorView<T>& op, const T* u, const T* f, const T* d, T tau, int device, bool merge,
                CUstream_st* stream);
-  // One pass by the plan's chunked kernel for the faces of args (grid_x: its blocks, 0:
-  // the plan's).
+  // One pass by the plan's chunked kernel (grid_x: its blocks, 0: the plan's).
   void launch_chunked_pass(const fused::PassArgs<T>& args, int axis, CUstream_st* stream, int grid_x = 0) const;
 
   // Thomas factors of the interior rows per axis (inv, a*inv, cp; 3 n values per axis),

@@ -196,8 +196,10 @@ __device__ __forceinline__ T cyclic_correction(const T* chunk_factors, T y_first
 // the rows past n - 1 are padding) to out = stage + lane C, corrected: y_0 and y_{n-1}
 // come back from the staging row (node i at stage[i]) once every lane has stored v
 // there, and z, padded to 32 C values in the fused passes' factors (pass_factors),
-// corrects the padding rows too without a bound. The x pass of 512^3 (ncu, H200), float /
-// double: 379 / 779 us this way, 426 / 780 with the two values by a select over the
+// corrects the padding rows too without a bound. (Folding the plain store of the other
+// lines into it, behind a flag, moved the x kernels' registers by up to 7 and the float
+// periodic pass of 512 nodes with a source from 52 to 64 bytes of spills: ptxas.) The x
+// pass of 512^3 (ncu, H200), float / double: 379 / 779 us this way, 426 / 780 with the two values by a select over the
 // lane's rows and two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854
 // with c = g . d formed from the rhs beside the solve (g: 32 C more weights).
 // Every lane of the warp, converged.
@@ -540,11 +542,11 @@ struct StagedSource {
 // in a bulk group of its own (none where !line). lane_off: this lane's first row in a slot.
 // The source: loaded by the warp into the staging row (kSource; its next plane prefetched
 // into L2), or there already (kStagedSource: lane 0 loads the next plane's into staged.next
-// once the store from it has read it, a plane ahead). kUnknownFaces: a face is Neumann or
-// an axis periodic; the line's unknowns are first_unknown_of..last_unknown_of (else
-// 1..nx-2), maybe with a Neumann end, or all its nodes on a periodic x axis (a cyclic
-// line: its correction follows the solve). on_solved(v) sees the lane's rows of the solved
-// line before they are stored.
+// once the store from it has read it, a plane ahead). kUnknownFaces: a face is Neumann (or,
+// with kPeriodic, an axis periodic); the line's unknowns are
+// first_unknown_of..last_unknown_of (else 1..nx-2), maybe with a Neumann end, or all its
+// nodes on a periodic x axis (a cyclic line: its correction follows the solve).
+// on_solved(v) sees the lane's rows of the solved line before they are stored.
 struct NoSolvedHook {
   template <class V>
   __device__ __forceinline__ void operator()(const V&) const {}
@@ -571,7 +573,7 @@ __device__ __forceinline__ void x_bulk_line_plane(const PassArgs<T>& a, const Pl
   const T* sc = ring.plane(k) + lane_off;
   T v[C];
   apply_operator_rows<T, C, kUnknownFaces, kPeriodic>(v, sc, sc - stride, sc + stride, ring.plane(k - 1) + lane_off,
-                                       ring.plane(k + 1) + lane_off, a.w[0], a.w[1], a.w[2], ends);
+                                                      ring.plane(k + 1) + lane_off, a.w[0], a.w[1], a.w[2], ends);
   // Plane k-1 is done with (this warp's last read of it); the staging row is free once
   // the last store has read it.
   ring.release(k - 1);
