@@ -194,7 +194,8 @@ TYPED_TEST(FusedPassFactors, ModelWarpSolveOfCyclicLinesMatchesCpuLineSolve) {
 TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCount) {
   // pass_factors on a periodic axis, as the fused passes read it: no fallback factors (3 n
   // zeros), the warp solve's factors of the modified matrix, corner_ratio, the inverse
-  // denominator and z padded to 32 cap values, all within pass_factor_count(n, cap, true).
+  // denominator, z padded to 32 cap values and z by warp rows (the x pass's: node p cap + q
+  // at q 32 + p), all within pass_factor_count(n, cap, true).
   // The model solve corrected on every row, padding rows included (as the x pass corrects
   // them), solves the line as the CPU backend does, and leaves the padding rows at 0.
   using T = TypeParam;
@@ -206,7 +207,11 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
       const int cap = cuda::fused::chunk_cap(m + 2);
       ASSERT_NE(cap, 0) << m;
       const std::size_t count = cuda::fused::pass_factor_count(m, cap, true);
-      ASSERT_EQ(count, cuda::fused::pass_factor_count(m, cap) + 2 + 32 * static_cast<std::size_t>(cap));
+      const std::size_t by_rows =
+          cuda::fused::with_chunk_cap(cap, [](auto C) { return cuda::fused::kCyclicZByRows<C.value>; });
+      ASSERT_GE(by_rows, 3 * 32 * static_cast<std::size_t>(cap) + 2 + 32 * static_cast<std::size_t>(cap));
+      ASSERT_EQ(by_rows % 32, 0u);
+      ASSERT_EQ(count, 3 * static_cast<std::size_t>(m) + by_rows + 32 * static_cast<std::size_t>(cap));
       constexpr std::size_t kGuard = 64;
       const T sentinel = T(-12345);
       std::vector<T> all(count + kGuard, sentinel);
@@ -229,6 +234,12 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
       EXPECT_TRUE(std::equal(c.z.begin(), c.z.end(), z)) << m;
 
       EXPECT_TRUE(std::all_of(z + m, z + 32 * cap, [](T x) { return x == T(0); })) << m;
+      const T* z_by_rows = chunk + by_rows;
+      for (int p = 0; p < 32; ++p)
+        for (int q = 0; q < cap; ++q) {
+          const int node = p * cap + q;
+          ASSERT_EQ(z_by_rows[q * 32 + p], node < m ? z[node] : T(0)) << m << " node " << node;
+        }
 
       expect_model_cyclic_solve(l, cap, std::vector<T>(chunk, chunk + solve), s, correction[0], correction[1], z,
                                 32 * cap, scale);

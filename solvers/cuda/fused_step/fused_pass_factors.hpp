@@ -62,13 +62,24 @@ constexpr int kYZLines = 128 / static_cast<int>(sizeof(T));
 template <class T>
 constexpr int kVarYZLines = 64 / static_cast<int>(sizeof(T));
 
+// Where the x pass's copy of a cyclic line's z starts in its chunk factors (pass_factors),
+// past alpha, Gf, Gb (3 x 32 C), corner_ratio, the inverse denominator and z (2 + 32 C), at
+// a multiple of 32 values: z by warp rows, value q of lane p (node p C + q) at q 32 + p, so
+// that a row's loads by the 32 lanes take one 128-byte segment (from z itself, C values
+// apart, each of a line's C loads took 32 sectors: 146 M sectors in the float x pass of
+// 512^3, 3 M without a periodic axis; ncu, H200).
+template <int C>
+constexpr std::size_t kCyclicZByRows = 4 * 32 * static_cast<std::size_t>(C) + 32;
+
 // Values of pass_factors for lines of n nodes and chunk capacity cap; cyclic lines (a
 // periodic axis) add their Sherman-Morrison correction: corner_ratio, the inverse
-// denominator and z, padded with zeros to 32 cap values so that the x pass corrects its
-// padding rows without a bound (cyclic_z).
+// denominator and z, padded with zeros to 32 cap values, then z by warp rows
+// (kCyclicZByRows), so that the x pass corrects its padding rows without a bound.
 inline std::size_t pass_factor_count(int n, int cap, bool cyclic = false) {
-  return 3 * static_cast<std::size_t>(n) + 3 * 32 * static_cast<std::size_t>(cap) +
-         (cyclic ? 2 + 32 * static_cast<std::size_t>(cap) : 0);
+  const std::size_t solve = 3 * 32 * static_cast<std::size_t>(cap);
+  if (!cyclic) return 3 * static_cast<std::size_t>(n) + solve;
+  return 3 * static_cast<std::size_t>(n) +
+         with_chunk_cap(cap, [](auto C) { return kCyclicZByRows<C.value> + 32 * static_cast<std::size_t>(C.value); });
 }
 
 inline std::size_t axis_stride(const int n[3], int axis) {
@@ -212,7 +223,7 @@ CyclicTileFactors<T> cyclic_tile_line_factors(const OperatorView<T>& op, int axi
 // rows). Returns s.
 // Cyclic lines (a periodic axis, cap not 0) have no fallback factors (the fallback kernel
 // solves between Dirichlet faces; the fused step declines them there): the warp solve's
-// factors of the modified matrix follow the zeros, then its correction
+// factors of the modified matrix follow the zeros, then its correction and z by warp rows
 // (pass_factor_count).
 template <class T>
 T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
@@ -224,6 +235,8 @@ T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
     correction[0] = c.corner_ratio;
     correction[1] = c.inv_denominator;
     std::copy(c.z.begin(), c.z.end(), correction + 2);
+    T* z_by_rows = chunk + with_chunk_cap(cap, [](auto C) { return kCyclicZByRows<C.value>; });
+    for (int node = 0; node < n; ++node) z_by_rows[node % cap * 32 + node / cap] = c.z[node];
     return c.s;
   }
   const int first = first_unknown(op, axis), last = last_unknown(op, axis);

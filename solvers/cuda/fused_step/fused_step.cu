@@ -402,33 +402,36 @@ SlabXKernel<T> x_sums_kernel(int faces, bool source, int bulk_lines, bool staged
                : x_bulk_kernel<T, C, false, true>(source, bulk_lines, staged);
 }
 
+// cyclic: a y or z pass of cyclic lines (kCyclic), whose tiles keep their correction's terms.
 template <class T, int C>
-std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1, bool staged = false) {
+std::size_t chunked_smem_bytes(int axis, int n, int bulk_lines = 0, int tiles = 1, bool staged = false,
+                               bool cyclic = false) {
   if (axis == 0 && bulk_lines) return x_bulk_smem_bytes<T, C>(n, bulk_lines, staged);
   if (axis == 0) return fused::x_pass_smem_bytes<T, kXLines, kXSlots, C>(n);
   constexpr int L = kTileLines<T, C>;
-  return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n) : fused::yz_pass_smem_bytes<T, L, C>(n);
+  return tiles == 2 ? fused::yz_pass_smem_bytes<T, L, C, 2>(n, cyclic) : fused::yz_pass_smem_bytes<T, L, C>(n, cyclic);
 }
 
 // Tile buffers of a y or z pass: two where fused::kTwoTileShape and they fit in shared
 // memory, else one.
 template <class T, int C>
-int yz_tile_buffers(int axis, int n, int optin) {
+int yz_tile_buffers(int axis, int n, int optin, bool cyclic) {
   if (axis == 0 || !fused::kTwoTileShape<T, C>) return 1;
-  return chunked_smem_bytes<T, C>(axis, n, false, 2) <= static_cast<std::size_t>(optin) ? 2 : 1;
+  return chunked_smem_bytes<T, C>(axis, n, false, 2, false, cyclic) <= static_cast<std::size_t>(optin) ? 2 : 1;
 }
 
 // The lines of a pass: n nodes, R unknowns; their chunk capacity is that of lines of R
 // unknowns between Dirichlet ends, R + 2 nodes (`solved`, which sizes the y and z tiles;
-// the x pass's slot rows hold all n).
+// the x pass's slot rows hold all n); cyclic: a periodic axis.
 struct PassLines {
   int n, solved;
+  bool cyclic;
   int cap() const { return fused::chunk_cap(solved); }
   int smem_n(int axis) const { return axis == 0 ? n : solved; }
 };
 template <class T>
 PassLines pass_lines(const OperatorView<T>& op, int axis) {
-  return {op.n[axis], fused::unknowns(op, axis) + 2};
+  return {op.n[axis], fused::unknowns(op, axis) + 2, op.lo[axis] == BoundaryKind::periodic};
 }
 
 // Which kernel takes the lines of this axis: 1 chunked, 2 fallback, 0 none.
@@ -437,7 +440,7 @@ int pass_kind(int axis, PassLines lines, int optin) {
   if (lines.solved < 3) return 1;  // nothing to solve
   const int cap = lines.cap();
   if (cap != 0 && fused::with_chunk_cap(cap, [&](auto C) {
-        return chunked_smem_bytes<T, C.value>(axis, lines.smem_n(axis));
+        return chunked_smem_bytes<T, C.value>(axis, lines.smem_n(axis), 0, 1, false, lines.cyclic);
       }) <= static_cast<std::size_t>(optin))
     return 1;
   if (fallback_smem_bytes<T>(lines.n) <= static_cast<std::size_t>(optin)) return 2;
@@ -542,13 +545,14 @@ void FusedDouglasStep<T>::make_plan(const OperatorView<T>& op, int device, bool 
       p.x_staged_source = staged;
     }
     const int na = lines.smem_n(axis);
-    const int tiles = p.tiles[axis] =
-        fused::with_chunk_cap(p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin); });
+    const int tiles = p.tiles[axis] = fused::with_chunk_cap(
+        p.cap[axis], [&](auto C) { return yz_tile_buffers<T, C.value>(axis, na, optin, lines.cyclic); });
     const PassKernel<T> kernel = fused::with_chunk_cap(p.cap[axis], [&](auto C) {
       return chunked_kernel<T, C.value>(axis, source, bulk, tiles, staged, faces);
     });
-    p.smem[axis] = fused::with_chunk_cap(
-        p.cap[axis], [&](auto C) { return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles, staged); });
+    p.smem[axis] = fused::with_chunk_cap(p.cap[axis], [&](auto C) {
+      return chunked_smem_bytes<T, C.value>(axis, na, bulk, tiles, staged, lines.cyclic);
+    });
     p.threads[axis] = axis == 0 ? 32 * (x_lines(bulk) + (bulk ? 1 : 0))
                                 : fused::with_chunk_cap(p.cap[axis], [&](auto C) { return tile_threads<T, C.value>(axis, tiles); });
     ADI3D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

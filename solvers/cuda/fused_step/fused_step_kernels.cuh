@@ -180,28 +180,31 @@ struct SlabPassArgs : PassArgs<T> {
 
 // Cyclic lines (a periodic axis: every node an unknown) by Sherman-Morrison: the factors
 // solve the modified matrix, and each line's solution y is stored as y - c z, c = (y_0 +
-// corner_ratio y_{n-1}) inv_denominator. The three follow the warp solve's factors in
-// chunk_factors (cyclic_tile_line_factors): corner_ratio, inv_denominator, z (n values),
-// so that SolveArgs, and with it the other plain solves' kernels, stay as they were.
+// corner_ratio y_{n-1}) inv_denominator. The correction's terms follow the warp solve's
+// factors in chunk_factors (cyclic_tile_line_factors): corner_ratio, inv_denominator, z (n
+// values; the fused passes' factors pad it to 32 C and add z by warp rows for the x pass:
+// kCyclicZByRows), so that SolveArgs, and with it the other plain solves' kernels, stay
+// as they were.
 template <class T, int C>
-__device__ __forceinline__ const T* cyclic_z(const T* chunk_factors) {
-  return chunk_factors + 3 * 32 * C + 2;
+__device__ __forceinline__ const T* cyclic_terms(const T* chunk_factors) {
+  return chunk_factors + 3 * 32 * C;
 }
-template <class T, int C>
-__device__ __forceinline__ T cyclic_correction(const T* chunk_factors, T y_first, T y_last) {
-  const T* c = chunk_factors + 3 * 32 * C;
-  return (y_first + c[0] * y_last) * c[1];
+// c from the terms (cyclic_terms, or a copy of them in shared memory; z follows at terms + 2).
+template <class T>
+__device__ __forceinline__ T cyclic_correction(const T* terms, T y_first, T y_last) {
+  return (y_first + terms[0] * y_last) * terms[1];
 }
 // This lane's rows of a solved cyclic line of n nodes (v: row lane C + q, node for node;
 // the rows past n - 1 are padding) to out = stage + lane C, corrected: y_0 and y_{n-1}
 // come back from the staging row (node i at stage[i]) once every lane has stored v
-// there, and z, padded to 32 C values in the fused passes' factors (pass_factors),
-// corrects the padding rows too without a bound. (Folding the plain store of the other
-// lines into it, behind a flag, moved the x kernels' registers by up to 7 and the float
-// periodic pass of 512 nodes with a source from 52 to 64 bytes of spills: ptxas.) The x
-// pass of 512^3 (ncu, H200), float / double: 379 / 779 us this way, 426 / 780 with the two values by a select over the
-// lane's rows and two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854
-// with c = g . d formed from the rhs beside the solve (g: 32 C more weights).
+// there, and z, by warp rows and padded to 32 C values in the fused passes' factors
+// (pass_factors), corrects the padding rows too without a bound. (Folding the plain store
+// of the other lines into it, behind a flag, moved the x kernels' registers by up to 7 and
+// the float periodic pass of 512 nodes with a source from 52 to 64 bytes of spills:
+// ptxas.) The x pass of 512^3 (ncu, H200), float / double: 379 / 779 us this way with z
+// read in lane chunks, 426 / 780 with the two values by a select over the lane's rows and
+// two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854 with c = g . d
+// formed from the rhs beside the solve (g: 32 C more weights).
 // Every lane of the warp, converged.
 template <class T, int C>
 __device__ __forceinline__ void store_cyclic_rows(T* out, const T* stage, const T (&v)[C], const T* chunk_factors,
@@ -209,11 +212,11 @@ __device__ __forceinline__ void store_cyclic_rows(T* out, const T* stage, const 
 #pragma unroll
   for (int q = 0; q < C; ++q) out[q] = v[q];
   __syncwarp();
-  const T c = cyclic_correction<T, C>(chunk_factors, stage[0], stage[n - 1]);
+  const T c = cyclic_correction(cyclic_terms<T, C>(chunk_factors), stage[0], stage[n - 1]);
   __syncwarp();  // every lane has read them
-  const T* z = cyclic_z<T, C>(chunk_factors) + (threadIdx.x & 31) * C;
+  const T* z = chunk_factors + kCyclicZByRows<C> + (threadIdx.x & 31);
 #pragma unroll
-  for (int q = 0; q < C; ++q) out[q] = fma(-c, z[q], v[q]);
+  for (int q = 0; q < C; ++q) out[q] = fma(-c, z[32 * q], v[q]);
 }
 
 // The first and last unknown along an axis of the fused passes: 1 and n-2 between
@@ -778,8 +781,8 @@ __device__ __forceinline__ void solve_tile_line(T* c, const T* fac, T s, int lim
 }
 
 // This thread's column of a tile out to dst: the unknown rows row0, row0 + RS, ... < R, x
-// in a tile of pitch P, dst sweep = RS rows apart; row r gets combine(in, x_r), in loaded by
-// load(q) (q: the row's index in this thread's column), B loads in flight per thread (their
+// in a tile of pitch P, dst sweep = RS rows apart; row r gets combine(in, x_r, q), in loaded
+// by load(q) (q: the row's index in this thread's column), B loads in flight per thread (their
 // latency, once per batch, is the cost: loaded one at a time, each store waits for its
 // load, since as far as the compiler knows the stores may alias what is loaded).
 template <int B, int RS, int P, class T, class Load, class Combine>
@@ -792,7 +795,7 @@ __device__ __forceinline__ void store_column(T* dst, const T* x, int row0, int R
       if (r + q * RS < R) in[q] = load(q0 + q);
 #pragma unroll
     for (int q = 0; q < B; ++q)
-      if (r + q * RS < R) dst[q * sweep] = combine(in[q], x[q * RS * P]);
+      if (r + q * RS < R) dst[q * sweep] = combine(in[q], x[q * RS * P], q0 + q);
   }
 }
 // The z passes' update of u: u += x on this thread's column (store_column), B loads of u
@@ -800,7 +803,7 @@ __device__ __forceinline__ void store_column(T* dst, const T* x, int row0, int R
 template <int B, int RS, int P, class T>
 __device__ __forceinline__ void add_column_to_u(T* up, const T* x, int row0, int R, std::size_t sweep) {
   store_column<B, RS, P>(
-      up, x, row0, R, sweep, [&](int q) { return up[q * sweep]; }, [](T u, T d) { return u + d; });
+      up, x, row0, R, sweep, [&](int q) { return up[q * sweep]; }, [](T u, T d, int) { return u + d; });
 }
 
 // The lines of a y or z pass (kAxis): the nodes solved along each line (first, R of
@@ -863,16 +866,22 @@ __device__ __forceinline__ TileSpan fused_tile_span(const Args& a) {
 // (up to 32 C) run past it into what follows (the factors: finite and not written during
 // the solve), and the rows R..R_alloc-1 are zeroed once. With NB = 2 the first tile has
 // all 32 C rows (what follows it, the second tile, is being written).
+// Cyclic lines (kCyclic): their correction's terms (cyclic_terms: 2 values and z, at most
+// 32 C of them) in shared memory after the factors.
+template <int C>
+__host__ __device__ constexpr int yz_cyclic_terms() {
+  return 32 * C + 2;
+}
 template <class T, int L, int C>
 __host__ __device__ constexpr int yz_alloc_rows(int R) {
   const int m = 32 * C - (3 * 32 * C) / (L + 1);
   return R > m ? R : m;
 }
 template <class T, int L, int C, int NB = 1>
-std::size_t yz_pass_smem_bytes(int n) {
+std::size_t yz_pass_smem_bytes(int n, bool cyclic = false) {
   const std::size_t tile = static_cast<std::size_t>(yz_alloc_rows<T, L, C>(n - 2)) * (L + 1);
   const std::size_t first_tile = NB == 2 ? static_cast<std::size_t>(32 * C) * (L + 1) : 0;
-  return (first_tile + tile + 3 * 32 * C) * sizeof(T);
+  return (first_tile + tile + 3 * 32 * C + (cyclic ? yz_cyclic_terms<C>() : 0)) * sizeof(T);
 }
 // Chunk capacities whose lines may take two tile buffers: 2 x 32 x 33 rows of 128 bytes
 // exceed an SM's shared memory (the kernels of the others are not compiled); double
@@ -927,10 +936,15 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
   T* const tile0 = reinterpret_cast<T*>(smem_raw);
   T* const tile1 = tile0 + (NB == 2 ? 32 * C * P : 0);
   T* fac = tile1 + tile_elems;
+  T* const terms = fac + 3 * 32 * C;  // kCyclic
   const int tiles_i = (nx + L - 1) / L;
   const int total = tiles_i * planes;
   const int tid = threadIdx.x;
   load_factors<T, C>(a.chunk_factors, fac);
+  if constexpr (kCyclic) {
+    const T* from = cyclic_terms<T, C>(a.chunk_factors);
+    for (int e = tid; e < R + 2; e += kThreads) terms[e] = from[e];  // R = n: every node
+  }
   for (int e = R * P + tid; e < tile_elems; e += kThreads) tile1[e] = T(0);
   if (NB == 2)
     for (int e = R * P + tid; e < 32 * C * P; e += kThreads) tile0[e] = T(0);
@@ -1012,19 +1026,17 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
     // Cyclic lines take their correction as they are stored: the column's first and last
-    // rows are the line's nodes 0 and n-1.
+    // rows are the line's nodes 0 and n-1. z from shared memory: from the factors in
+    // global memory (L1), 8 rows' loads at a time, the float y and z passes of 512^3 ran
+    // 348 and 493 us against 327 and 469 between Dirichlet faces (ncu, H200).
     T c = T(0);
-    const T* z = nullptr;
-    if constexpr (kCyclic) {
-      c = cyclic_correction<T, C>(a.chunk_factors, tile[col], tile[(R - 1) * P + col]);
-      z = cyclic_z<T, C>(a.chunk_factors) + row0;
-    }
+    const T* z = terms + 2 + row0;
+    if constexpr (kCyclic) c = cyclic_correction(terms, tile[col], tile[(R - 1) * P + col]);
     if (kAxis == 1 || kSolveOnly) {
       T* dst = a.d + p0;
       if constexpr (kCyclic) {
-        // z 8 rows at a time (one at a time, the float z tiles ran at 73% of copy, 83 now).
-        store_column<8, RS, P>(
-            dst, x, row0, R, sweep, [&](int q) { return z[q * RS]; }, [&](T zr, T y) { return fma(-c, zr, y); });
+#pragma unroll 4
+        for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P, z += RS) *dst = fma(-c, *z, *x);
       } else {
         for (int r = row0; r < R; r += RS, dst += sweep, x += RS * P) *dst = *x;
       }
@@ -1032,7 +1044,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       T* up = a.u + p0;
       store_column<B, RS, P>(
           up, x, row0, R, sweep, [&](int q) { return fma(-c, z[q * RS], up[q * sweep]); },
-          [](T u, T y) { return u + y; });
+          [](T u, T y, int) { return u + y; });
     } else {
       // z 512^3 float, one buffer, on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507,
       // 0.524 ms (H100: B = 16 0.630 against 0.628; with two buffers 0.596 against 0.634).

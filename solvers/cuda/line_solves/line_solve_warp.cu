@@ -54,7 +54,7 @@ SolveLaunch<T> solve_launch(int axis, int cap, int n, std::size_t optin, bool cy
     constexpr bool Y = kCyclic.value;
     if (axis == 0) return {fused::x_line_kernel<T, c, Y>, 256, fused::x_line_smem_bytes<T, c>()};
     if constexpr (kPlainTwoTiles<T, c>) {
-      const std::size_t smem = fused::yz_pass_smem_bytes<T, L, c, 2>(n);
+      const std::size_t smem = fused::yz_pass_smem_bytes<T, L, c, 2>(n, Y);
       constexpr int kThreads = fused::kTwoTileThreads<T>, K = fused::kTwoTileLinesAtOnce;
       if (smem <= optin)
         return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 2, kThreads, K, 8, false, Y>
@@ -63,7 +63,7 @@ SolveLaunch<T> solve_launch(int axis, int cap, int n, std::size_t optin, bool cy
     }
     return {axis == 1 ? fused::yz_pass_kernel<T, L, c, 1, true, 1, 256, 1, 8, false, Y>
                       : fused::yz_pass_kernel<T, L, c, 2, true, 1, 256, 1, 8, false, Y>,
-            256, fused::yz_pass_smem_bytes<T, L, c>(n)};
+            256, fused::yz_pass_smem_bytes<T, L, c>(n, Y)};
   };
   return fused::with_chunk_cap(cap, [&](auto C) {
     return cyclic ? launch(C, std::true_type{}) : launch(C, std::false_type{});

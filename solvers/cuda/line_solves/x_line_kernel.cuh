@@ -120,8 +120,9 @@ __global__ void __launch_bounds__(32 * kXLineWarps) x_line_kernel(SolveArgs<T> a
     __syncwarp();
     T* p = a.d + xl.offset(g) + first;
     if constexpr (kCyclic) {
-      const T c = cyclic_correction<T, C>(a.chunk_factors, row[1], row[R]);  // nodes 0 and n-1
-      const T* z = cyclic_z<T, C>(a.chunk_factors);
+      const T* terms = cyclic_terms<T, C>(a.chunk_factors);
+      const T c = cyclic_correction(terms, row[1], row[R]);  // nodes 0 and n-1
+      const T* z = terms + 2;
       // z by batches of rows, their loads issued together (as in yz_pass_kernel; its
       // store_column, with pitch 1 and a sweep of 32, took 2-9 more registers here and
       // spilled 4 bytes in the double kernel of chunks of 21 rows).
