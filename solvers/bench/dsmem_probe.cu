@@ -28,23 +28,24 @@ namespace {
 
 constexpr int kThreads = 512;
 constexpr int kWords = 10240;       // 16-byte words a block's buffer: 160 KB (one block a SM)
-constexpr int kRing = 8192;         // entries of the latency chain: 32 KB
-constexpr int kChainStride = 2053;  // odd, so the chain visits every entry; far apart, so no line is reused soon
-constexpr int kChainLoads = 4096;
-constexpr int kBarriers = 2048;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+#endif
 
-// Thread 0 of rank 0 follows the chain in rank `target`'s ring (0: its own), kChainLoads
+// Thread 0 of rank 0 follows the chain in rank `target`'s ring (0: its own), 4096
 // dependent loads; out: ns and cycles over the loads, and the last index (kept live).
 template <int kCluster>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
     chain_latency(int target, double* out, unsigned* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kRing = 8192;         // entries of the chain: 32 KB
+  constexpr int kChainStride = 2053;  // odd: the chain visits every entry, lines far apart
+  constexpr int kChainLoads = 4096;
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   __shared__ unsigned ring[kRing];
@@ -96,12 +97,13 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// kBarriers barriers back to back, a cluster's (cluster = 1) or the block's; out: ns each
+// 2048 barriers back to back, a cluster's (cluster = 1) or the block's; out: ns each
 // (thread 0 of rank 0).
 template <int kCluster>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
     barriers(int cluster_barrier, double* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kBarriers = 2048;
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   cluster.sync();

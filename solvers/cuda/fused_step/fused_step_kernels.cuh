@@ -201,10 +201,13 @@ __device__ __forceinline__ T cyclic_correction(const T* terms, T y_first, T y_la
 // (pass_factors), corrects the padding rows too without a bound. (Folding the plain store
 // of the other lines into it, behind a flag, moved the x kernels' registers by up to 7 and
 // the float periodic pass of 512 nodes with a source from 52 to 64 bytes of spills:
-// ptxas.) The x pass of 512^3 (ncu, H200), float / double: 379 / 779 us this way with z
-// read in lane chunks, 426 / 780 with the two values by a select over the lane's rows and
-// two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854 with c = g . d
-// formed from the rhs beside the solve (g: 32 C more weights).
+// ptxas.) The x pass of 512^3 (ncu, H200), float / double: 385 / 740 us this way, 379 /
+// 779 with z read in lane chunks, 426 / 780 with the two values by a select over the lane's
+// rows and two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854 with
+// c = g . d formed from the rhs beside the solve (g: 32 C more weights); with no correction
+// here at all (each line's c stored, the y pass subtracting z_x(i) w(j, k), w = c solved
+// along y) the float pass still ran 380 us: the correction is not what it waits on
+// (docs/perf/periodic_fused_h200.txt).
 // Every lane of the warp, converged.
 template <class T, int C>
 __device__ __forceinline__ void store_cyclic_rows(T* out, const T* stage, const T (&v)[C], const T* chunk_factors,
@@ -1026,9 +1029,9 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
     if (!ok) continue;
     const T* x = tile + row0 * P + col;
     // Cyclic lines take their correction as they are stored: the column's first and last
-    // rows are the line's nodes 0 and n-1. z from shared memory: from the factors in
-    // global memory (L1), 8 rows' loads at a time, the float y and z passes of 512^3 ran
-    // 348 and 493 us against 327 and 469 between Dirichlet faces (ncu, H200).
+    // rows are the line's nodes 0 and n-1. z from shared memory: the float y and z passes
+    // of 512^3 ran 335 and 480 us against 327 and 466 between Dirichlet faces, and 348 and
+    // 493 with z from the factors in global memory (L1), 8 rows' loads at a time (ncu, H200).
     T c = T(0);
     const T* z = terms + 2 + row0;
     if constexpr (kCyclic) c = cyclic_correction(terms, tile[col], tile[(R - 1) * P + col]);
