@@ -201,13 +201,14 @@ __device__ __forceinline__ T cyclic_correction(const T* terms, T y_first, T y_la
 // (pass_factors), corrects the padding rows too without a bound. (Folding the plain store
 // of the other lines into it, behind a flag, moved the x kernels' registers by up to 7 and
 // the float periodic pass of 512 nodes with a source from 52 to 64 bytes of spills:
-// ptxas.) The x pass of 512^3 (ncu, H200), float / double: 385 / 740 us this way, 379 /
-// 779 with z read in lane chunks, 426 / 780 with the two values by a select over the lane's
-// rows and two shuffles (float: 200 MB of spills at its 96 registers), 370 / 854 with
-// c = g . d formed from the rhs beside the solve (g: 32 C more weights); with no correction
-// here at all (each line's c stored, the y pass subtracting z_x(i) w(j, k), w = c solved
-// along y) the float pass still ran 380 us: the correction is not what it waits on
-// (docs/perf/periodic_fused_h200.txt).
+// ptxas.) The x pass of 512^3 (ncu, H200), float / double: 385 / 740 us this way (the
+// float one with the ghost column, 335 without: kXGhostColumn), 379 / 779 with z read in
+// lane chunks, 426 / 780 with the two values by a select over the lane's rows and two
+// shuffles (float: 200 MB of spills at its 96 registers), 370 / 854 with c = g . d formed
+// from the rhs beside the solve (g: 32 C more weights); with no correction here at all
+// (each line's c stored, the y pass subtracting z_x(i) w(j, k), w = c solved along y) the
+// float pass still ran 380 us with the ghost column: the correction is not what it waits
+// on (docs/perf/periodic_fused_h200.txt).
 // Every lane of the warp, converged.
 template <class T, int C>
 __device__ __forceinline__ void store_cyclic_rows(T* out, const T* stage, const T (&v)[C], const T* chunk_factors,
@@ -272,12 +273,22 @@ std::size_t x_pass_smem_bytes(int nx) {
 // node nx-1 where it ends there (outside 0..C-1 on the other lanes); across a Neumann
 // face the ghost mirrors the neighbour inside. wrap (kernels built for periodic axes,
 // kPeriodic): nx - 1 on a periodic x axis, else 0; node nx-1 is then node 0's left
-// neighbour (wrap nodes along the row), and node 0 the right one of node nx-1, in the row
-// of the plane slot after the line (the ghost column the x pass streams there).
+// neighbour (wrap nodes along the row), and node 0 the right one of node nx-1: in the row
+// of the plane slot after the line (kXGhostColumn), or hi_q - wrap nodes from the lane's
+// first (the row's node 0, on every lane).
 struct XEndRows {
   int lo_q, hi_q;
   int wrap;
 };
+// Whether the x pass of a periodic x axis streams each line's node 0 again after its nx
+// values (the ghost column: a second bulk copy of 16 bytes a row), so that node nx-1 finds
+// its right neighbour in place; else the slot row's first padding value, 0 (rows zeroed
+// once, copied nx values at a time), stands there and node 0 joins that row's sum (a
+// broadcast load and a predicated add a row). x pass of 512^3 (ncu, H200), ghost column /
+// node 0 added: float 385 / 336 us, double 740 / 763 (the double step of 256^3 0.299 /
+// 0.346 ms).
+template <class T>
+constexpr bool kXGhostColumn = sizeof(T) == 8;
 constexpr XEndRows kNoXEnds{-1, -1, 0};
 template <class T, int C, bool kPeriodic>
 __device__ __forceinline__ XEndRows x_end_rows(const PassArgs<T>& a) {
@@ -295,13 +306,16 @@ template <class T, int C, bool kUnknownFaces = false, bool kPeriodic = false>
 __device__ __forceinline__ void apply_operator_rows(T (&v)[C], const T* sc, const T* sn, const T* ss, const T* sm,
                                                     const T* sp, T wx, T wy, T wz, XEndRows ends = kNoXEnds) {
   if (kPeriodic && ends.wrap) {
-    // Only node 0's left neighbour is not in its place (a load of lane 0 alone).
+    // The line's two ends are each other's neighbours: node 0's left one is read by lane 0
+    // alone; node nx-1's right one by the ghost column or as node 0 added (kXGhostColumn).
+    const T node0 = kXGhostColumn<T> ? T(0) : sc[ends.hi_q - ends.wrap];
 #pragma unroll
     for (int q = 0; q < C; ++q) {
       const T uc = sc[q];
       T left = sc[q - 1];
       if (q == 0 && ends.lo_q == 0) left = sc[ends.wrap];
       T sum = wx * (left - uc) + wx * (sc[q + 1] - uc);
+      if (!kXGhostColumn<T> && q == ends.hi_q) sum += wx * node0;
       sum += wy * (sn[q] - uc) + wy * (ss[q] - uc);
       sum += wz * (sm[q] - uc) + wz * (sp[q] - uc);
       v[q] = sum;
@@ -394,10 +408,10 @@ __global__ void __launch_bounds__(32 * L) x_pass_kernel(PassArgs<T> a) {
 
   // Plane k of u, lines j0-1..j0+L (up to the one past the last line: a ghost, as plane -1
   // or nz is, from the node it takes: ghost_node), into slot k % NS; on a periodic x axis
-  // the lines' rows take node 0 again after node nx-1 (the ghost column: XEndRows).
+  // the lines' rows may take node 0 again after node nx-1 (kXGhostColumn).
   const int rows = min(L + 2, last_of<kUnknownFaces>(a, 1) + 2 - (j0 - 1));
   const bool periodic_y = kPeriodic && periodic_axis_of(a, 1), periodic_z = kPeriodic && periodic_axis_of(a, 2);
-  const bool ghost_column = kPeriodic && periodic_axis_of(a, 0);
+  const bool ghost_column = kPeriodic && kXGhostColumn<T> && periodic_axis_of(a, 0);
   auto issue_plane = [&](int k) {
     T* dst = slots + (k & (NS - 1)) * slot_elems;
     const T* plane = a.u_in + nxy * (kUnknownFaces ? ghost_node(k, nz, periodic_z) : k);
@@ -665,10 +679,10 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
   if (warp == L) {
     if (lane == 0) {
       if constexpr (kUnknownFaces)
-        ring.template produce_with_ghosts<kPeriodic>(
+        ring.template produce_with_ghosts<kPeriodic && kXGhostColumn<T>>(
             a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)), ny, nz,
             kPeriodic && periodic_axis_of(a, 1), kPeriodic && periodic_axis_of(a, 2), ke,
-            kPeriodic && periodic_axis_of(a, 0) ? L : 0);
+            kPeriodic && kXGhostColumn<T> && periodic_axis_of(a, 0) ? L : 0);
       else
         ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
     }
