@@ -207,8 +207,7 @@ TYPED_TEST(FusedPassFactors, FusedStepFactorsOfCyclicLinesSolveThemWithinTheirCo
       const int cap = cuda::fused::chunk_cap(m + 2);
       ASSERT_NE(cap, 0) << m;
       const std::size_t count = cuda::fused::pass_factor_count(m, cap, true);
-      const std::size_t by_rows =
-          cuda::fused::with_chunk_cap(cap, [](auto C) { return cuda::fused::kCyclicZByRows<C.value>; });
+      const std::size_t by_rows = cuda::fused::cyclic_z_by_rows_offset(cap);
       ASSERT_GE(by_rows, 3 * 32 * static_cast<std::size_t>(cap) + 2 + 32 * static_cast<std::size_t>(cap));
       ASSERT_EQ(by_rows % 32, 0u);
       ASSERT_EQ(count, 3 * static_cast<std::size_t>(m) + by_rows + 32 * static_cast<std::size_t>(cap));

@@ -71,16 +71,18 @@ constexpr int kVarYZLines = 64 / static_cast<int>(sizeof(T));
 // one unchanged; ncu, H200).
 template <int C>
 constexpr std::size_t kCyclicZByRows = 4 * 32 * static_cast<std::size_t>(C) + 32;
+// The same for a chunk capacity known at run time.
+inline std::size_t cyclic_z_by_rows_offset(int cap) {
+  return with_chunk_cap(cap, [](auto C) { return kCyclicZByRows<C.value>; });
+}
 
 // Values of pass_factors for lines of n nodes and chunk capacity cap; cyclic lines (a
 // periodic axis) add their Sherman-Morrison correction: corner_ratio, the inverse
 // denominator and z, padded with zeros to 32 cap values, then z by warp rows
 // (kCyclicZByRows), so that the x pass corrects its padding rows without a bound.
 inline std::size_t pass_factor_count(int n, int cap, bool cyclic = false) {
-  const std::size_t solve = 3 * 32 * static_cast<std::size_t>(cap);
-  if (!cyclic) return 3 * static_cast<std::size_t>(n) + solve;
-  return 3 * static_cast<std::size_t>(n) +
-         with_chunk_cap(cap, [](auto C) { return kCyclicZByRows<C.value> + 32 * static_cast<std::size_t>(C.value); });
+  const std::size_t chunk = static_cast<std::size_t>(cap);
+  return 3 * static_cast<std::size_t>(n) + (cyclic ? cyclic_z_by_rows_offset(cap) + 32 * chunk : 3 * 32 * chunk);
 }
 
 inline std::size_t axis_stride(const int n[3], int axis) {
@@ -236,7 +238,7 @@ T pass_factors(const OperatorView<T>& op, int axis, T tau, int cap, T* out) {
     correction[0] = c.corner_ratio;
     correction[1] = c.inv_denominator;
     std::copy(c.z.begin(), c.z.end(), correction + 2);
-    T* z_by_rows = chunk + with_chunk_cap(cap, [](auto C) { return kCyclicZByRows<C.value>; });
+    T* z_by_rows = chunk + cyclic_z_by_rows_offset(cap);
     for (int node = 0; node < n; ++node) z_by_rows[node % cap * 32 + node / cap] = c.z[node];
     return c.s;
   }

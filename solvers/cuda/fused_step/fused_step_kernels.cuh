@@ -280,6 +280,7 @@ struct XEndRows {
   int lo_q, hi_q;
   int wrap;
 };
+constexpr XEndRows kNoXEnds{-1, -1, 0};
 // Whether the x pass of a periodic x axis streams each line's node 0 again after its nx
 // values (the ghost column: a second bulk copy of 16 bytes a row), so that node nx-1 finds
 // its right neighbour in place; else the slot row's first padding value, 0 (rows zeroed
@@ -289,7 +290,6 @@ struct XEndRows {
 // 0.346 ms).
 template <class T>
 constexpr bool kXGhostColumn = sizeof(T) == 8;
-constexpr XEndRows kNoXEnds{-1, -1, 0};
 template <class T, int C, bool kPeriodic>
 __device__ __forceinline__ XEndRows x_end_rows(const PassArgs<T>& a) {
   const int lane = threadIdx.x & 31;
@@ -677,12 +677,13 @@ __global__ void __launch_bounds__(32 * (L + 1), x_bulk_min_blocks<T, C, L>())
   const int warp = tid / 32, lane = tid & 31;
   const unsigned row_bytes = static_cast<unsigned>(nx * sizeof(T));
   if (warp == L) {
+    constexpr bool kGhostColumns = kPeriodic && kXGhostColumn<T>;
     if (lane == 0) {
       if constexpr (kUnknownFaces)
-        ring.template produce_with_ghosts<kPeriodic && kXGhostColumn<T>>(
+        ring.template produce_with_ghosts<kGhostColumns>(
             a.u_in, nxy, nx, row_bytes, j0 - 1, min(L + 2, last_unknown_of(a, 1) + 2 - (j0 - 1)), ny, nz,
             kPeriodic && periodic_axis_of(a, 1), kPeriodic && periodic_axis_of(a, 2), ke,
-            kPeriodic && kXGhostColumn<T> && periodic_axis_of(a, 0) ? L : 0);
+            kGhostColumns && periodic_axis_of(a, 0) ? L : 0);
       else
         ring.produce(a.u_in + static_cast<std::size_t>(j0 - 1) * nx, nxy, nx, row_bytes, min(L + 2, ny - (j0 - 1)), ke);
     }
@@ -798,8 +799,8 @@ __device__ __forceinline__ void solve_tile_line(T* c, const T* fac, T s, int lim
 }
 
 // This thread's column of a tile out to dst: the unknown rows row0, row0 + RS, ... < R, x
-// in a tile of pitch P, dst sweep = RS rows apart; row r gets combine(in, x_r, q), in loaded
-// by load(q) (q: the row's index in this thread's column), B loads in flight per thread (their
+// in a tile of pitch P, dst sweep = RS rows apart; row r gets combine(in, x_r), in loaded by
+// load(q) (q: the row's index in this thread's column), B loads in flight per thread (their
 // latency, once per batch, is the cost: loaded one at a time, each store waits for its
 // load, since as far as the compiler knows the stores may alias what is loaded).
 template <int B, int RS, int P, class T, class Load, class Combine>
@@ -812,7 +813,7 @@ __device__ __forceinline__ void store_column(T* dst, const T* x, int row0, int R
       if (r + q * RS < R) in[q] = load(q0 + q);
 #pragma unroll
     for (int q = 0; q < B; ++q)
-      if (r + q * RS < R) dst[q * sweep] = combine(in[q], x[q * RS * P], q0 + q);
+      if (r + q * RS < R) dst[q * sweep] = combine(in[q], x[q * RS * P]);
   }
 }
 // The z passes' update of u: u += x on this thread's column (store_column), B loads of u
@@ -820,7 +821,7 @@ __device__ __forceinline__ void store_column(T* dst, const T* x, int row0, int R
 template <int B, int RS, int P, class T>
 __device__ __forceinline__ void add_column_to_u(T* up, const T* x, int row0, int R, std::size_t sweep) {
   store_column<B, RS, P>(
-      up, x, row0, R, sweep, [&](int q) { return up[q * sweep]; }, [](T u, T d, int) { return u + d; });
+      up, x, row0, R, sweep, [&](int q) { return up[q * sweep]; }, [](T u, T d) { return u + d; });
 }
 
 // The lines of a y or z pass (kAxis): the nodes solved along each line (first, R of
@@ -1061,7 +1062,7 @@ __global__ void __launch_bounds__(kThreads, (kThreads == 256 ? yz_min_blocks<T, 
       T* up = a.u + p0;
       store_column<B, RS, P>(
           up, x, row0, R, sweep, [&](int q) { return fma(-c, z[q * RS], up[q * sweep]); },
-          [](T u, T y, int) { return u + y; });
+          [](T u, T y) { return u + y; });
     } else {
       // z 512^3 float, one buffer, on an H200: B = 4, 8, 16, 32 ran 0.549, 0.505, 0.507,
       // 0.524 ms (H100: B = 16 0.630 against 0.628; with two buffers 0.596 against 0.634).
